@@ -1,0 +1,11 @@
+//! Generated gRPC types and services of rigor's protocol, `rigor.v1`.
+
+/// Bumped on any change a peer of another version could misread; workers send it when they register.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[allow(clippy::all, missing_docs)]
+pub mod v1 {
+    tonic::include_proto!("rigor.v1");
+}
+
+pub use v1::*;
