@@ -147,6 +147,21 @@ impl Workers for Service {
 
     async fn complete(&self, req: Request<CompleteRequest>) -> Result<Response<CompleteResponse>, Status> {
         let r = req.into_inner();
+        if !r.blobs.is_empty() {
+            let s = self.scheduler.clone();
+            let blobs = r.blobs;
+            blocking(move || {
+                for b in blobs {
+                    if !s.artifacts().contains(&b.hash) {
+                        let mut w = s.artifacts().writer(Some(b.hash))?;
+                        w.write(&b.data)?;
+                        w.finish(s.artifacts())?;
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+        }
         let accepted = self.scheduler.complete(&r.worker_id, r.reports).await?;
         Ok(Response::new(CompleteResponse { accepted }))
     }

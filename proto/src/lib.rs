@@ -1,4 +1,7 @@
-//! Generated gRPC types and services of rigor's protocol, `rigor.v1`.
+//! rigor's protocol, `rigor.v1`: generated gRPC types and services (compiled with protox, so no
+//! `protoc` is needed), and how clients connect.
+
+pub mod client;
 
 /// Bumped on any change a peer of another version could misread; workers send it when they register.
 pub const PROTOCOL_VERSION: u32 = 1;
