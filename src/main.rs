@@ -25,7 +25,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             let code = cli::exit_code_of(&e);
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::describe(&e));
             ExitCode::from(code)
         }
     }

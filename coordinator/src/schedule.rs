@@ -547,6 +547,12 @@ impl Scheduler {
         }
         let name = st.studies[study as usize].name.clone();
         let Some(mut job) = self.store.job(&name, &report.job_id)? else { return Ok(false) };
+        if report.status == AttemptStatus::Cancelled as i32 {
+            // Handed back by a worker that is shutting down: not the job's fault, so no attempt is used.
+            let kind = job.spec.as_ref().map(|s| s.kind.clone()).unwrap_or_default();
+            requeue(st, id, kind);
+            return Ok(true);
+        }
         job.attempts += 1;
         let status = AttemptStatus::try_from(report.status).unwrap_or(AttemptStatus::Unspecified);
         job.last = Some(report);
@@ -562,14 +568,8 @@ impl Scheduler {
     /// Queues a job again after a failed attempt, or fails it for good when attempts are used up.
     fn retry_or_fail(&self, st: &mut State, id: JobId, mut job: StoredJob, writes: &mut Writes) -> Result<()> {
         if job.attempts < job.max_attempts.max(1) {
-            let live = st.live.get_mut(&id).expect("retried jobs are live");
-            let from = live_job_state(live.state);
-            live.state = LiveState::Queued;
-            let (study, exp) = (live.study, live.experiment);
-            recount(&mut st.studies[study as usize], exp, from, JobState::Queued);
-            st.running.remove(&id);
             let kind = job.spec.as_ref().map(|s| s.kind.clone()).unwrap_or_default();
-            st.queues.entry(kind).or_default().push_back(id);
+            requeue(st, id, kind);
             job.state = JobState::Queued as i32;
             writes.jobs.push(job);
             Ok(())
@@ -742,6 +742,17 @@ impl Scheduler {
             Err(CoordinatorError::UnknownArtifact(hash.to_string()))
         }
     }
+}
+
+/// Puts a live job back at the end of its kind's queue.
+fn requeue(st: &mut State, id: JobId, kind: String) {
+    let Some(live) = st.live.get_mut(&id) else { return };
+    let from = live_job_state(live.state);
+    live.state = LiveState::Queued;
+    let (study, exp) = (live.study, live.experiment);
+    recount(&mut st.studies[study as usize], exp, from, JobState::Queued);
+    st.running.remove(&id);
+    st.queues.entry(kind).or_default().push_back(id);
 }
 
 fn exp_index(study: &StudyMem, job: &StoredJob) -> usize {

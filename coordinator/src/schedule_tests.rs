@@ -244,3 +244,17 @@ async fn workers_get_only_kinds_they_run() {
     assert!(f.sched.lease("other", 10).unwrap().is_empty());
     assert!(matches!(f.sched.lease("ghost", 1), Err(CoordinatorError::UnknownWorker(_))));
 }
+
+#[tokio::test]
+async fn a_handed_back_job_is_queued_again_without_using_an_attempt() {
+    let f = fixture();
+    submit(&f.sched, &study("").replace("retries = 1", "retries = 0")).await;
+    let a = f.sched.lease("w1", 1).unwrap();
+    assert_eq!(f.sched.complete("w1", vec![report(&a[0], AttemptStatus::Cancelled)]).await.unwrap(), vec![true]);
+    let again: Vec<_> = f.sched.lease("w2", 8).unwrap().into_iter().filter(|j| j.spec == a[0].spec).collect();
+    assert_eq!(again[0].attempt, 1, "the hand-back used no attempt");
+    f.sched.complete("w2", vec![report(&again[0], AttemptStatus::Ok)]).await.unwrap();
+    let results = f.sched.results("s").unwrap();
+    let r = results.iter().find(|r| r.spec == a[0].spec).unwrap();
+    assert_eq!((r.state, r.attempts), (JobState::Done as i32, 1));
+}

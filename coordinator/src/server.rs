@@ -155,7 +155,13 @@ pub async fn start_with_clock(
             }
         }
     });
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    // Without TCP_NODELAY, Nagle's algorithm meets delayed ACKs and every small call waits ~40 ms.
+    let incoming = tokio_stream::StreamExt::map(tokio_stream::wrappers::TcpListenerStream::new(listener), |s| {
+        s.and_then(|s| {
+            s.set_nodelay(true)?;
+            Ok(s)
+        })
+    });
     let server = tokio::spawn(async move {
         let r = router
             .serve_with_incoming_shutdown(incoming, async {

@@ -135,6 +135,20 @@ pub fn exit_code_of(e: &anyhow::Error) -> u8 {
     1
 }
 
+/// One line for the user: a gRPC status reads as its message (the coordinator's words), with the
+/// code only where the message alone would be unclear.
+pub fn describe(e: &anyhow::Error) -> String {
+    match e.downcast_ref::<tonic::Status>() {
+        Some(s) => match s.code() {
+            tonic::Code::InvalidArgument | tonic::Code::NotFound | tonic::Code::FailedPrecondition => s.message().to_string(),
+            tonic::Code::Unauthenticated => format!("unauthenticated: {}", s.message()),
+            tonic::Code::Unavailable => format!("coordinator unavailable: {}", s.message()),
+            code => format!("{}: {}", code.description(), s.message()),
+        },
+        None => format!("{e:#}"),
+    }
+}
+
 pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(a) => run::run(a).await,

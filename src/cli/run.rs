@@ -33,6 +33,9 @@ pub struct RunArgs {
 }
 
 pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    if a.workers == 0 {
+        return Err(super::UsageError("--workers must be at least 1".into()).into());
+    }
     let prepared = submit::prepare(&a.study)?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("results").join(&prepared.study.name));
     let state = out.join(".rigor");
