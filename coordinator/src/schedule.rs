@@ -310,6 +310,20 @@ impl Scheduler {
         files: &[SubjectFile],
         retry_failed: bool,
     ) -> Result<SubmitStudyResponse> {
+        let r = self.plan_and_store(study_path, study_toml, files, retry_failed)?;
+        self.durability.wait().await;
+        Ok(r)
+    }
+
+    /// The blocking part of [`Scheduler::submit`] (seconds for a million jobs): run it off the
+    /// async threads, then wait for [`Scheduler::durable`].
+    pub fn plan_and_store(
+        &self,
+        study_path: &str,
+        study_toml: &str,
+        files: &[SubjectFile],
+        retry_failed: bool,
+    ) -> Result<SubmitStudyResponse> {
         let study = study::parse(study_path, study_toml, &self.registry)?;
         let mut refs = std::collections::BTreeMap::new();
         for path in study.subject_files() {
@@ -410,9 +424,13 @@ impl Scheduler {
             events: vec![format!("submitted {} generation {generation}: {new} new, {reused} reused", study.name)],
             ..Default::default()
         })?;
-        self.durability.wait().await;
         tracing::info!(study = %study.name, generation, new, reused, "study submitted");
         Ok(SubmitStudyResponse { study: study.name.clone(), jobs_total: new + reused, jobs_new: new, jobs_reused: reused })
+    }
+
+    /// Returns once every write applied so far is on disk.
+    pub async fn durable(&self) {
+        self.durability.wait().await
     }
 
     /// Registers a worker (again, after a coordinator restart) with the kinds it can run.

@@ -43,7 +43,9 @@ async fn blocking<T: Send + 'static>(
 impl Studies for Service {
     async fn submit(&self, req: Request<SubmitStudyRequest>) -> Result<Response<SubmitStudyResponse>, Status> {
         let r = req.into_inner();
-        let resp = self.scheduler.submit(&r.study_path, &r.study_toml, &r.files, r.retry_failed).await?;
+        let s = self.scheduler.clone();
+        let resp = blocking(move || s.plan_and_store(&r.study_path, &r.study_toml, &r.files, r.retry_failed)).await?;
+        self.scheduler.durable().await;
         Ok(Response::new(resp))
     }
 

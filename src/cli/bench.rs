@@ -29,6 +29,9 @@ pub struct SchedulerArgs {
     /// Slots per worker
     #[arg(long, default_value_t = 8)]
     pub slots: usize,
+    /// Jobs each worker leases ahead of its free slots
+    #[arg(long, default_value_t = 2)]
+    pub prefetch: usize,
     /// Jobs in the planning run (0 skips it)
     #[arg(long, default_value_t = 1_000_000)]
     pub plan_jobs: u64,
@@ -113,6 +116,7 @@ async fn scheduler(a: SchedulerArgs) -> anyhow::Result<ExitCode> {
     for i in 0..a.workers {
         let child = Command::new(&exe)
             .args(["worker", "--coordinator", &url, "--slots", &a.slots.to_string(), "--id", &format!("bench-{i}")])
+            .args(["--prefetch", &a.prefetch.to_string()])
             .arg("--cache")
             .arg(dir.path().join(format!("w{i}")))
             .stdout(Stdio::null())
@@ -131,9 +135,10 @@ async fn scheduler(a: SchedulerArgs) -> anyhow::Result<ExitCode> {
     let secs = t.elapsed().as_secs_f64();
     let done: u64 = status.experiments.iter().map(|e| e.done).sum();
     println!(
-        "throughput: {done} noop jobs on {} workers x {} slots in {:.2} s; coordinator peak RSS {:.0} MiB",
+        "throughput: {done} noop jobs on {} workers x {} slots (prefetch {}) in {:.2} s; coordinator peak RSS {:.0} MiB",
         a.workers,
         a.slots,
+        a.prefetch,
         secs,
         peak_rss_mib(coordinator.0.id())
     );

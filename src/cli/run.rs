@@ -60,6 +60,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let worker_args = WorkerArgs {
         connect: Connect { coordinator: url, token: None, ca_cert: None },
         slots: a.workers,
+        prefetch: 2,
         id: Some(format!("local-{}", std::process::id())),
         cache: Some(state.join("worker")),
         grace_s: 5,

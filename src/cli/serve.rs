@@ -41,6 +41,10 @@ pub struct WorkerArgs {
     /// Jobs run at once (each in its own executor process)
     #[arg(long, default_value_t = default_slots())]
     pub slots: usize,
+    /// Jobs leased ahead of free slots: more speeds up very short jobs, fewer balances the
+    /// end of a study of long jobs across workers
+    #[arg(long, default_value_t = 2)]
+    pub prefetch: usize,
     /// This worker's name (default: host-pid)
     #[arg(long)]
     pub id: Option<String>,
@@ -96,6 +100,7 @@ pub fn worker_config(a: &WorkerArgs, cache: PathBuf) -> anyhow::Result<WorkerCon
         target: a.connect.target(),
         worker_id: a.id.clone().unwrap_or_else(|| format!("{host}-{}", std::process::id())),
         slots: a.slots,
+        prefetch: a.prefetch,
         kinds: registry().kinds().map(String::from).collect(),
         cache_dir: cache,
         executor: (exe, vec!["executor".into()]),
