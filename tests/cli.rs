@@ -148,18 +148,21 @@ params = { work_ms = [0] }
 needs = "gen"
 "#;
 
-/// Artifact store contents: hash-named file -> bytes.
-fn artifacts(state: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for dir in std::fs::read_dir(state.join("artifacts")).expect("artifacts dir").flatten() {
-        if dir.file_name() == "tmp" || !dir.path().is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
-            out.insert(f.file_name().to_string_lossy().into_owned(), std::fs::read(f.path()).unwrap());
+/// Exported artifacts: path under `<out>/artifacts` -> bytes (the manifest included).
+fn artifacts(out: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).expect("artifacts dir").flatten() {
+            if e.path().is_dir() {
+                walk(root, &e.path(), out);
+            } else {
+                let rel = e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(e.path()).unwrap());
+            }
         }
     }
-    out
+    let mut out_map = BTreeMap::new();
+    walk(&out.join("artifacts"), &out.join("artifacts"), &mut out_map);
+    out_map
 }
 
 #[test]
@@ -200,10 +203,11 @@ fn one_worker_and_four_workers_give_identical_results() {
     let (s1, s4) = (read(&outs[0], "series.csv"), read(&outs[1], "series.csv"));
     assert!(!s1.rows.is_empty());
     assert_eq!(s1.canonical_without(&[]), s4.canonical_without(&[]), "series differ between 1 and 4 workers");
-    // Artifacts: the content-addressed stores hold the same files (every out.txt, byte for byte).
-    let (a1, a4) = (artifacts(&outs[0].join(".rigor")), artifacts(&outs[1].join(".rigor")));
+    // Artifacts: the exported trees hold the same files (every out.txt, byte for byte, plus the manifest).
+    let (a1, a4) = (artifacts(&outs[0]), artifacts(&outs[1]));
     let ok_jobs = jobs - failed.len();
-    assert_eq!(a1.len(), ok_jobs, "one out.txt per ok job");
+    assert_eq!(a1.len(), ok_jobs + 1, "one out.txt per ok job, and artifacts.csv");
+    assert!(a1.keys().filter(|k| k.ends_with("/out.txt")).count() == ok_jobs);
     assert_eq!(a1, a4, "artifacts differ between 1 and 4 workers");
     // Dependent jobs received the artifact of the job they need.
     let inputs = r1.metric("inputs");

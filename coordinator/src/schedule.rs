@@ -19,12 +19,21 @@ use rigor_proto::{
 use rigor_technique::Registry;
 use tokio::sync::{watch, Notify};
 
-use crate::artifacts::ArtifactStore;
+use crate::artifacts::{ArtifactError, ArtifactStore};
 use crate::clock::Clock;
 use crate::error::{CoordinatorError, Result};
 use crate::plan::{FileRef, Plan};
 use crate::store::{Store, Writes};
 use crate::study::{self, locate_file_reference};
+
+/// Artifacts up to this size live in the database; larger ones are files beside it.
+pub const SMALL_ARTIFACT: usize = 64 << 10;
+
+/// A stored artifact's content.
+pub enum ArtifactSource {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
 
 /// Settings of the scheduler.
 #[derive(Debug, Clone)]
@@ -329,7 +338,7 @@ impl Scheduler {
         for path in study.subject_files() {
             let key = path.to_string_lossy().into_owned();
             match files.iter().find(|f| f.path == key) {
-                Some(f) if self.artifacts.contains(&f.hash) => {
+                Some(f) if self.has_artifact(&f.hash)? => {
                     refs.insert(path, FileRef { hash: f.hash.clone(), size: f.size });
                 }
                 _ => return Err(locate_file_reference(study_path, study_toml, &path).into()),
@@ -751,11 +760,37 @@ impl Scheduler {
         Ok(self.store.events()?)
     }
 
+    /// True when an artifact with this hash is stored (in the database or as a file).
+    pub fn has_artifact(&self, hash: &str) -> Result<bool> {
+        Ok(self.store.has_blob(hash)? || self.artifacts.contains(hash))
+    }
+
+    /// Stores artifacts sent inline: small ones in the database, where the next durable write
+    /// covers them (a file per job would cost an inode and an fsync each), larger ones as files.
+    pub fn put_inline_artifacts(&self, blobs: Vec<(String, Vec<u8>)>) -> Result<()> {
+        let mut small = Vec::new();
+        for (declared, data) in blobs {
+            let actual = blake3::hash(&data).to_hex().to_string();
+            if actual != declared {
+                return Err(ArtifactError::HashMismatch { declared, actual }.into());
+            }
+            if data.len() <= SMALL_ARTIFACT {
+                small.push((actual, data));
+            } else if !self.artifacts.contains(&actual) {
+                self.artifacts.put(&data)?;
+            }
+        }
+        Ok(self.store.put_blobs(&small)?)
+    }
+
     /// Where an artifact's bytes are, if stored.
-    pub fn artifact_path(&self, hash: &str) -> Result<PathBuf> {
+    pub fn artifact(&self, hash: &str) -> Result<ArtifactSource> {
+        if let Some(bytes) = self.store.blob(hash)? {
+            return Ok(ArtifactSource::Bytes(bytes));
+        }
         let path = self.artifacts.path(hash)?;
         if path.is_file() {
-            Ok(path)
+            Ok(ArtifactSource::File(path))
         } else {
             Err(CoordinatorError::UnknownArtifact(hash.to_string()))
         }

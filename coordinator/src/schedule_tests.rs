@@ -258,3 +258,21 @@ async fn a_handed_back_job_is_queued_again_without_using_an_attempt() {
     let r = results.iter().find(|r| r.spec == a[0].spec).unwrap();
     assert_eq!((r.state, r.attempts), (JobState::Done as i32, 1));
 }
+
+#[tokio::test]
+async fn inline_artifacts_are_checked_and_small_ones_live_in_the_database() {
+    let f = fixture();
+    let small = b"small".to_vec();
+    let large = vec![7u8; SMALL_ARTIFACT + 1];
+    let hash = |d: &[u8]| blake3::hash(d).to_hex().to_string();
+    let err = f.sched.put_inline_artifacts(vec![(hash(b"other"), small.clone())]).unwrap_err();
+    assert!(err.to_string().contains("hashes to"), "{err}");
+    assert!(!f.sched.has_artifact(&hash(&small)).unwrap(), "a rejected artifact is not stored");
+    f.sched.put_inline_artifacts(vec![(hash(&small), small.clone()), (hash(&large), large.clone())]).unwrap();
+    assert!(matches!(f.sched.artifact(&hash(&small)).unwrap(), ArtifactSource::Bytes(b) if b == small));
+    match f.sched.artifact(&hash(&large)).unwrap() {
+        ArtifactSource::File(p) => assert_eq!(std::fs::read(p).unwrap(), large),
+        ArtifactSource::Bytes(_) => panic!("large artifacts are files"),
+    }
+    assert!(matches!(f.sched.artifact(&hash(b"absent")), Err(CoordinatorError::UnknownArtifact(_))));
+}

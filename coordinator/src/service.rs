@@ -19,7 +19,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::artifacts::is_hash;
 use crate::error::CoordinatorError;
-use crate::schedule::Scheduler;
+use crate::schedule::{ArtifactSource, Scheduler};
 
 /// Chunk size of artifact downloads.
 const CHUNK: usize = 1 << 20;
@@ -151,18 +151,8 @@ impl Workers for Service {
         let r = req.into_inner();
         if !r.blobs.is_empty() {
             let s = self.scheduler.clone();
-            let blobs = r.blobs;
-            blocking(move || {
-                for b in blobs {
-                    if !s.artifacts().contains(&b.hash) {
-                        let mut w = s.artifacts().writer(Some(b.hash))?;
-                        w.write(&b.data)?;
-                        w.finish(s.artifacts())?;
-                    }
-                }
-                Ok(())
-            })
-            .await?;
+            let blobs = r.blobs.into_iter().map(|b| (b.hash, b.data)).collect();
+            blocking(move || s.put_inline_artifacts(blobs)).await?;
         }
         let accepted = self.scheduler.complete(&r.worker_id, r.reports).await?;
         Ok(Response::new(CompleteResponse { accepted }))
@@ -181,7 +171,12 @@ impl Artifacts for Service {
         if let Some(bad) = hashes.iter().find(|h| !is_hash(h)) {
             return Err(CoordinatorError::BadRequest(format!("`{bad}` is not a blake3 hex digest")).into());
         }
-        let missing = hashes.into_iter().filter(|h| !self.scheduler.artifacts().contains(h)).collect();
+        let mut missing = Vec::new();
+        for h in hashes {
+            if !self.scheduler.has_artifact(&h)? {
+                missing.push(h);
+            }
+        }
         Ok(Response::new(Hashes { hashes: missing }))
     }
 
@@ -212,7 +207,13 @@ impl Artifacts for Service {
 
     async fn download(&self, req: Request<ArtifactRef>) -> Result<Response<Self::DownloadStream>, Status> {
         let hash = req.into_inner().hash;
-        let path = self.scheduler.artifact_path(&hash)?;
+        let path = match self.scheduler.artifact(&hash)? {
+            ArtifactSource::File(path) => path,
+            ArtifactSource::Bytes(data) => {
+                let chunk = ArtifactChunk { hash, size: data.len() as u64, data };
+                return Ok(Response::new(Box::pin(tokio_stream::iter([Ok(chunk)]))));
+            }
+        };
         let mut file = tokio::fs::File::open(&path).await.map_err(|e| Status::internal(format!("{}: {e}", path.display())))?;
         let size = file.metadata().await.map(|m| m.len()).unwrap_or(0);
         let (tx, rx) = tokio::sync::mpsc::channel(4);

@@ -47,6 +47,11 @@ pub trait Store: Send + Sync + 'static {
     fn flush(&self) -> Result<()>;
     /// The event log, oldest first.
     fn events(&self) -> Result<Vec<String>>;
+    /// A small artifact kept in the database (large ones are files: see `artifacts`).
+    fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>>;
+    fn has_blob(&self, hash: &str) -> Result<bool>;
+    /// Stores small artifacts by hash (not yet durable: see [`Store::flush`]).
+    fn put_blobs(&self, blobs: &[(String, Vec<u8>)]) -> Result<()>;
 }
 
 pub struct SledStore {
@@ -56,6 +61,11 @@ pub struct SledStore {
 const STUDY: &[u8] = b"s/";
 const JOB: &[u8] = b"j/";
 const EVENT: &[u8] = b"e/";
+const BLOB: &[u8] = b"b/";
+
+fn blob_key(hash: &str) -> Vec<u8> {
+    [BLOB, hash.as_bytes()].concat()
+}
 
 fn job_key(study: &str, id: &str) -> Vec<u8> {
     [JOB, study.as_bytes(), b"\0", id.as_bytes()].concat()
@@ -127,6 +137,23 @@ impl Store for SledStore {
 
     fn flush(&self) -> Result<()> {
         self.db.flush()?;
+        Ok(())
+    }
+
+    fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.db.get(blob_key(hash))?.map(|v| v.to_vec()))
+    }
+
+    fn has_blob(&self, hash: &str) -> Result<bool> {
+        Ok(self.db.contains_key(blob_key(hash))?)
+    }
+
+    fn put_blobs(&self, blobs: &[(String, Vec<u8>)]) -> Result<()> {
+        let mut batch = sled::Batch::default();
+        for (hash, data) in blobs {
+            batch.insert(blob_key(hash), data.as_slice());
+        }
+        self.db.apply_batch(batch)?;
         Ok(())
     }
 

@@ -192,3 +192,49 @@ pub fn write_table(w: &mut dyn Write, format: Format, header: &[String], rows: &
     }
     Ok(())
 }
+
+/// Keeps a name usable as one path component.
+fn path_safe(s: &str) -> String {
+    let t: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-=".contains(c) { c } else { '_' }).collect();
+    if t.is_empty() || t == "." || t == ".." { "_".into() } else { t }
+}
+
+/// Downloads every artifact of the finished jobs into `dir/<experiment>/<subject>/<job id>/<name>`
+/// and writes `dir/artifacts.csv` listing them. Returns how many were written.
+pub async fn export_artifacts(clients: &rigor_proto::client::Clients, results: &[JobResult], dir: &std::path::Path) -> anyhow::Result<usize> {
+    let mut manifest = csv::Writer::from_path({
+        std::fs::create_dir_all(dir)?;
+        dir.join("artifacts.csv")
+    })?;
+    manifest.write_record(["experiment", "subject", "repetition", "job_id", "name", "hash", "size", "path"])?;
+    let mut written = 0;
+    for r in results.iter().filter(|r| r.state == JobState::Done as i32) {
+        let spec = r.spec.clone().unwrap_or_default();
+        let artifacts = r.last.as_ref().and_then(|l| l.output.as_ref()).map(|o| o.artifacts.clone()).unwrap_or_default();
+        for a in artifacts {
+            let rel: std::path::PathBuf =
+                [path_safe(&spec.experiment), path_safe(&spec.subject), spec.job_id.clone(), path_safe(&a.name)].iter().collect();
+            let path = dir.join(&rel);
+            std::fs::create_dir_all(path.parent().expect("has a parent"))?;
+            let mut stream = clients.artifacts.clone().download(rigor_proto::ArtifactRef { hash: a.hash.clone(), size: 0 }).await?.into_inner();
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            while let Some(chunk) = stream.message().await? {
+                file.write_all(&chunk.data)?;
+            }
+            file.flush()?;
+            manifest.write_record([
+                spec.experiment.as_str(),
+                spec.subject.as_str(),
+                &spec.repetition.to_string(),
+                spec.job_id.as_str(),
+                a.name.as_str(),
+                a.hash.as_str(),
+                &a.size.to_string(),
+                &rel.to_string_lossy(),
+            ])?;
+            written += 1;
+        }
+    }
+    manifest.flush()?;
+    Ok(written)
+}

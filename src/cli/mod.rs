@@ -47,8 +47,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a study on this machine: coordinator in-process plus local workers, then export results
     #[command(after_help = "Examples:\n  rigor run experiments/studies/quickstart.toml\n  rigor run my-study.toml --workers 8 --out results/my-study\n\n\
-Results go to DIR (default results/<study>/): results.csv, results.json and series.csv, with the \
-study's state kept in DIR/.rigor so that running again resumes and reuses every finished job.")]
+Results go to DIR (default results/<study>/): results.csv, results.json, series.csv and \
+artifacts/ (listed in artifacts/artifacts.csv), with the study's state kept in DIR/.rigor so that running again resumes and reuses every finished job.")]
     Run(run::RunArgs),
     /// Serve studies to workers over gRPC, keeping all state in a sled database
     #[command(after_help = "Examples:\n  rigor coordinator --data /var/lib/rigor\n  rigor coordinator --listen 0.0.0.0:7700 --token s3cret --tls-cert cert.pem --tls-key key.pem\n\n\

@@ -33,6 +33,9 @@ pub struct ResultsArgs {
     /// Write to this file instead of standard output
     #[arg(long, short)]
     pub out: Option<PathBuf>,
+    /// Also download every artifact into DIR/<experiment>/<subject>/<job id>/<name>, listed in DIR/artifacts.csv
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
 }
 
 fn need_study(a: &StudyArgs) -> anyhow::Result<String> {
@@ -116,6 +119,10 @@ pub async fn fetch_results(clients: &Clients, study: &str) -> anyhow::Result<Vec
 pub async fn results(a: ResultsArgs) -> anyhow::Result<ExitCode> {
     let clients = a.connect.target().connect().await?;
     let results = fetch_results(&clients, &a.study).await?;
+    if let Some(dir) = &a.artifacts {
+        let n = super::export::export_artifacts(&clients, &results, dir).await?;
+        eprintln!("{n} artifacts written to {}", dir.display());
+    }
     let (header, table) = if a.series { series_rows(&results) } else { rows(&results) };
     match &a.out {
         Some(path) => {

@@ -11,7 +11,7 @@ use clap::Args;
 use rigor_coordinator::CoordinatorConfig;
 use rigor_proto::client::Target;
 
-use super::export::{rows, series_rows, write_table};
+use super::export::{export_artifacts, rows, series_rows, write_table};
 use super::remote::{exit_for, fetch_results, follow, print_status};
 use super::serve::{default_slots, termination, worker_config, WorkerArgs};
 use super::{submit, Connect, Format};
@@ -95,6 +95,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             write_table(&mut f, Format::Json, &header, &table)?;
         }
     }
+    export_artifacts(&clients, &results, &out.join("artifacts")).await?;
     coordinator.stop().await;
     print_status(&status);
     eprintln!("results in {} ({:.1} s)", out.display(), started.elapsed().as_secs_f64());

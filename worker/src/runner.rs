@@ -131,9 +131,7 @@ fn run_job(registry: &Registry, exec: ExecJob, cancel: &AtomicBool, out: &mut im
     let inputs: BTreeMap<String, PathBuf> =
         exec.inputs.into_iter().map(|input| (input.name, PathBuf::from(input.path))).collect();
     let scratch = if exec.scratch.is_empty() { default_scratch() } else { PathBuf::from(exec.scratch) };
-    if let Err(e) = std::fs::create_dir_all(&scratch) {
-        return Ok(failure(format!("cannot create the scratch directory {}: {e}", scratch.display())));
-    }
+    // The technique creates it through `Context::scratch` if it needs one.
 
     // Resets VmHWM so that the peak we read afterwards is this job's, not an earlier one's.
     let _ = std::fs::write("/proc/self/clear_refs", "5");

@@ -103,7 +103,7 @@ async fn ok_jobs_are_deterministic_and_reuse_one_executor() {
 #[tokio::test]
 async fn inputs_and_scratch_reach_the_technique() {
     let (pool, scratch) = pool(1);
-    let mut j = job(1, vec![]);
+    let mut j = job(1, vec![boolean("use_scratch", true)]);
     j.inputs = vec![
         ExecInput { name: "spec".into(), path: "/nonexistent/spec".into() },
         ExecInput { name: "gen/suite".into(), path: "/nonexistent/suite".into() },
@@ -113,6 +113,7 @@ async fn inputs_and_scratch_reach_the_technique() {
     let attempt = run(&pool, j).await;
     assert_eq!(attempt.status, AttemptStatus::Ok, "{}", attempt.error);
     assert_eq!(metric(&attempt, "inputs"), 2.0);
+    assert!(metric(&attempt, "scratch_bytes") > 0.0, "the technique wrote into its scratch directory");
     assert!(!named.exists(), "the scratch directory is removed after the job");
 }
 

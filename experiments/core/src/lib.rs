@@ -52,8 +52,9 @@ pub struct Job {
 pub struct Context<'a> {
     /// Input files by name: subject files by role, other jobs' artifacts as `experiment/artifact`.
     pub inputs: BTreeMap<String, PathBuf>,
-    /// A directory private to this attempt, removed afterwards.
-    pub scratch: PathBuf,
+    /// Where this attempt's private directory goes; created on first use of
+    /// [`Context::scratch`] (most jobs never need one) and removed afterwards.
+    scratch: PathBuf,
     cancel: &'a AtomicBool,
     progress: &'a mut dyn FnMut(f64),
 }
@@ -66,6 +67,13 @@ impl<'a> Context<'a> {
         progress: &'a mut dyn FnMut(f64),
     ) -> Self {
         Context { inputs, scratch, cancel, progress }
+    }
+
+    /// A directory private to this attempt, created on first call and removed after the job.
+    pub fn scratch(&self) -> Result<&std::path::Path, TechniqueError> {
+        std::fs::create_dir_all(&self.scratch)
+            .map_err(|source| TechniqueError::Io { path: self.scratch.clone(), source })?;
+        Ok(&self.scratch)
     }
 
     /// True once the job should stop (study cancelled, or the worker is shutting down).

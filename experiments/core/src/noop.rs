@@ -37,6 +37,7 @@ impl Technique for Noop {
             ParamSpec::new("panic", ParamType::Bool, "panic instead of returning"),
             ParamSpec::new("alloc_mb", ParamType::Int { min: 0, max: 1 << 20 }, "megabytes to allocate and touch"),
             ParamSpec::new("points", ParamType::Int { min: 0, max: 100_000 }, "points in the `trace` series (default 5)"),
+            ParamSpec::new("use_scratch", ParamType::Bool, "write and read back a file in the scratch directory"),
         ]
     }
 
@@ -79,6 +80,12 @@ impl Technique for Noop {
         out.metrics.insert("inputs".into(), ctx.inputs.len() as f64);
         if alloc_mb > 0 {
             out.metrics.insert("checksum".into(), checksum as f64);
+        }
+        if job.params.get("use_scratch").and_then(|v| v.as_bool()) == Some(true) {
+            let path = ctx.scratch()?.join("note.txt");
+            let io = |source| TechniqueError::Io { path: path.clone(), source };
+            std::fs::write(&path, job.id.as_bytes()).map_err(io)?;
+            out.metrics.insert("scratch_bytes".into(), std::fs::read(&path).map_err(io)?.len() as f64);
         }
         let mut y = 0.0;
         let trace = (0..points)
