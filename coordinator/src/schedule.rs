@@ -77,6 +77,8 @@ struct Live {
     experiment: u32,
     state: LiveState,
     pending_deps: u32,
+    /// The stored record while the job runs, so completing it needs no read of the store.
+    record: Option<Box<StoredJob>>,
 }
 
 struct StudyMem {
@@ -303,7 +305,7 @@ impl Scheduler {
             writes.jobs.push(job);
         }
         let state = if pending > 0 { LiveState::Waiting } else { LiveState::Queued };
-        st.live.insert(id, Live { study, experiment, state, pending_deps: pending });
+        st.live.insert(id, Live { study, experiment, state, pending_deps: pending, record: None });
         if pending == 0 {
             st.queues.entry(spec.kind.clone()).or_default().push_back(id);
         }
@@ -482,10 +484,13 @@ impl Scheduler {
                 let name = st.studies[study as usize].name.clone();
                 let Some(stored) = self.store.job(&name, &id.hex())? else { continue };
                 let attempt = stored.attempts + 1;
-                let mut spec = stored.spec.expect("stored jobs carry their spec");
-                spec.inputs.extend(self.dependency_inputs(&spec)?);
+                let mut spec = stored.spec.clone().expect("stored jobs carry their spec");
+                if !spec.depends_on.is_empty() {
+                    spec.inputs.extend(self.dependency_inputs(&spec)?);
+                }
                 let live = st.live.get_mut(&id).expect("checked above");
                 live.state = LiveState::Running { worker: w, attempt, expires_ms: now + self.config.lease_ttl_ms };
+                live.record = Some(Box::new(stored));
                 let exp = live.experiment;
                 recount(&mut st.studies[study as usize], exp, JobState::Queued, JobState::Running);
                 st.running.insert(id);
@@ -573,7 +578,12 @@ impl Scheduler {
             return Ok(false);
         }
         let name = st.studies[study as usize].name.clone();
-        let Some(mut job) = self.store.job(&name, &report.job_id)? else { return Ok(false) };
+        let cached = st.live.get_mut(&id).and_then(|l| l.record.take()).map(|b| *b);
+        let job = match cached {
+            Some(j) => Some(j),
+            None => self.store.job(&name, &report.job_id)?,
+        };
+        let Some(mut job) = job else { return Ok(false) };
         if report.status == AttemptStatus::Cancelled as i32 {
             // Handed back by a worker that is shutting down: not the job's fault, so no attempt is used.
             let kind = job.spec.as_ref().map(|s| s.kind.clone()).unwrap_or_default();
@@ -802,6 +812,8 @@ fn requeue(st: &mut State, id: JobId, kind: String) {
     let Some(live) = st.live.get_mut(&id) else { return };
     let from = live_job_state(live.state);
     live.state = LiveState::Queued;
+    // The cached record belongs to the attempt that just ended; the next lease reads a fresh one.
+    live.record = None;
     let (study, exp) = (live.study, live.experiment);
     recount(&mut st.studies[study as usize], exp, from, JobState::Queued);
     st.running.remove(&id);

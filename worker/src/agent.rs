@@ -117,8 +117,12 @@ pub async fn run(config: WorkerConfig, shutdown: impl std::future::Future<Output
     let mut idle = Duration::from_millis(20);
     loop {
         let capacity = shared.config.slots + shared.config.prefetch;
-        let free = capacity.saturating_sub(shared.running.lock().expect("lock").len());
-        if free > 0 {
+        let held = shared.running.lock().expect("lock").len();
+        let free = capacity.saturating_sub(held);
+        // Lease at once when an executor would idle; otherwise wait until a batch of
+        // `prefetch` can be leased, so short jobs do not cost one call each.
+        let want = free > 0 && (held < shared.config.slots || free >= shared.config.prefetch.max(1));
+        if want {
             let req = LeaseRequest { worker_id: shared.config.worker_id.clone(), max_jobs: free as u32 };
             match shared.clients.workers.clone().lease(req).await {
                 Ok(resp) => {
@@ -142,8 +146,8 @@ pub async fn run(config: WorkerConfig, shutdown: impl std::future::Future<Output
         // Wait for a slot to free up, or poll again after a back-off while the queue is empty.
         tokio::select! {
             _ = &mut shutdown => break,
-            _ = shared.slot_freed.notified(), if free == 0 => {}
-            _ = tokio::time::sleep(idle), if free > 0 => idle = (idle * 2).min(Duration::from_millis(500)),
+            _ = shared.slot_freed.notified(), if !want => {}
+            _ = tokio::time::sleep(idle), if want => idle = (idle * 2).min(Duration::from_millis(500)),
         }
     }
 
