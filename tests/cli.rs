@@ -224,10 +224,13 @@ fn quickstart_runs_in_one_process() {
     let study = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/studies/quickstart.toml");
     let out = dir.path().join("quickstart");
     run(&["run", s(&study), "--out", s(&out)]).ok("rigor run quickstart");
-    for f in ["results.csv", "results.json", "series.csv"] {
+    for f in ["results.csv", "results.json", "results.parquet", "series.csv", "artifacts/artifacts.csv"] {
         let meta = std::fs::metadata(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(meta.len() > 0, "{f} is empty");
     }
+    // Parquet files open and close with the magic bytes `PAR1`.
+    let parquet = std::fs::read(out.join("results.parquet")).unwrap();
+    assert!(parquet.starts_with(b"PAR1") && parquet.ends_with(b"PAR1"), "results.parquet is not Parquet");
     let results = Table::parse(&std::fs::read_to_string(out.join("results.csv")).unwrap());
     assert_eq!(results.job_ids().len(), 25);
     assert_eq!(results.ids_with_status("ok").len(), 25);

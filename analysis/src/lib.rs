@@ -1,3 +1,11 @@
 //! Analysis of stored results: statistics, tables, plots and the HTML report.
 //!
-//! Not built yet (issue 3). Today `rigor results` exports the raw long table directly.
+//! [`stats`] is the statistics core (Mann-Whitney U, Vargha-Delaney A12, Holm/Bonferroni,
+//! Fisher's exact test, descriptives), checked against SciPy and R reference values; tables,
+//! plots and the report build on it (issue 3).
+
+pub mod frame;
+pub mod stats;
+pub mod table;
+pub mod plots;
+pub mod report;

@@ -14,7 +14,7 @@ use super::submit;
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Scheduler throughput (noop jobs, coordinator + worker processes) and million-job planning
-    #[command(after_help = "The last line is `jobs/s: <figure>`: noop jobs submitted, leased, run in executors, completed and durably stored per second.")]
+    #[command(after_help = "Examples:\n  rigor bench scheduler\n  rigor bench scheduler --jobs 50000 --plan-jobs 0 --prefetch 4\n\nThe last line is `jobs/s: <figure>`: noop jobs submitted, leased, run in executors, completed and durably stored per second. Build with --release for meaningful figures.")]
     Scheduler(SchedulerArgs),
 }
 

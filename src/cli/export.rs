@@ -1,31 +1,13 @@
-//! The long results table: one row per job and metric (a row with empty metric for a job with
-//! none), as CSV or JSON; and the series table: one row per point.
+//! From the coordinator's results to analysis records and exported tables: the long table (one
+//! row per job and metric) and the series table (one row per point), as CSV, JSON or Parquet.
 
-use std::collections::BTreeSet;
 use std::io::Write;
 
+use rigor_analysis::frame::{self, JobRecord, Provenance, TableFormat};
 use rigor_coordinator::plan::from_wire;
 use rigor_proto::{AttemptStatus, JobResult, JobState};
 
 use super::Format;
-
-const FIXED: [&str; 4] = ["study", "experiment", "kind", "subject"];
-const MIDDLE: [&str; 8] = ["repetition", "seed", "job_id", "status", "attempts", "metric", "value", "error"];
-/// Columns that describe where and when a job ran, not what it computed.
-pub const PROVENANCE: [&str; 11] = [
-    "worker", "host", "cpu_model", "wall_ms", "cpu_ms", "peak_rss_kb", "started_unix_ms", "finished_unix_ms",
-    "rigor_version", "git_commit", "technique_version",
-];
-
-/// The parameter names of all jobs, sorted; each becomes a column.
-fn param_columns(results: &[JobResult]) -> Vec<String> {
-    let names: BTreeSet<String> =
-        results.iter().flat_map(|r| r.spec.iter().flat_map(|s| s.params.iter().map(|p| p.name.clone()))).collect();
-    names
-        .into_iter()
-        .map(|n| if FIXED.contains(&n.as_str()) || MIDDLE.contains(&n.as_str()) || PROVENANCE.contains(&n.as_str()) { format!("param_{n}") } else { n })
-        .collect()
-}
 
 /// The status of a job as one word: its state, or for a failed job its last attempt's status.
 pub fn status_word(r: &JobResult) -> String {
@@ -46,150 +28,66 @@ pub fn status_word(r: &JobResult) -> String {
     }
 }
 
-/// Every row of the long table as (column, value) strings, in column order.
-pub fn rows(results: &[JobResult]) -> (Vec<String>, Vec<Vec<String>>) {
-    let params = param_columns(results);
-    let raw_params: Vec<String> = {
-        let names: BTreeSet<String> =
-            results.iter().flat_map(|r| r.spec.iter().flat_map(|s| s.params.iter().map(|p| p.name.clone()))).collect();
-        names.into_iter().collect()
-    };
-    let mut header: Vec<String> = FIXED.iter().map(|s| s.to_string()).collect();
-    header.extend(params.iter().cloned());
-    header.extend(MIDDLE.iter().map(|s| s.to_string()));
-    header.extend(PROVENANCE.iter().map(|s| s.to_string()));
-    let mut out = Vec::new();
-    for r in results {
-        let spec = r.spec.clone().unwrap_or_default();
-        let last = r.last.clone().unwrap_or_default();
-        let prov = last.provenance.clone().unwrap_or_default();
-        let mut lead = vec![spec.study.clone(), spec.experiment.clone(), spec.kind.clone(), spec.subject.clone()];
-        for name in &raw_params {
-            let v = spec.params.iter().find(|p| &p.name == name).and_then(|p| p.value.as_ref()).map(|v| from_wire(v).to_string());
-            lead.push(v.unwrap_or_default());
-        }
-        let status = status_word(r);
-        let tail = vec![
-            prov.worker_id,
-            prov.host,
-            prov.cpu_model,
-            prov.wall_ms.to_string(),
-            prov.cpu_ms.to_string(),
-            prov.peak_rss_kb.to_string(),
-            prov.started_unix_ms.to_string(),
-            prov.finished_unix_ms.to_string(),
-            prov.rigor_version,
-            prov.git_commit,
-            if prov.technique_version.is_empty() { spec.technique_version.clone() } else { prov.technique_version },
-        ];
-        let metrics = last.output.as_ref().map(|o| o.metrics.clone()).unwrap_or_default();
-        let error = if status == "ok" { String::new() } else { last.error.clone() };
-        let mut push = |metric: String, value: String| {
-            let mut row = lead.clone();
-            row.extend([
-                spec.repetition.to_string(),
-                spec.seed.to_string(),
-                spec.job_id.clone(),
-                status.clone(),
-                r.attempts.to_string(),
-                metric,
-                value,
-                error.clone(),
-            ]);
-            row.extend(tail.iter().cloned());
-            out.push(row);
-        };
-        if metrics.is_empty() {
-            push(String::new(), String::new());
-        }
-        for m in metrics {
-            push(m.name, format_value(m.value));
-        }
-    }
-    (header, out)
-}
-
-/// Shortest text that reads back as the same f64 (so exports compare exactly).
-pub fn format_value(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else {
-        format!("{v}")
+/// Converts the wire form of a job's result into the analysis record.
+pub fn record(r: &JobResult) -> JobRecord {
+    let spec = r.spec.clone().unwrap_or_default();
+    let last = r.last.clone().unwrap_or_default();
+    let prov = last.provenance.unwrap_or_default();
+    let status = status_word(r);
+    let output = last.output.unwrap_or_default();
+    JobRecord {
+        params: spec.params.iter().map(|p| (p.name.clone(), p.value.as_ref().map(from_wire).unwrap_or(rigor_technique::ParamValue::Str(String::new())))).collect(),
+        error: if status == "ok" { String::new() } else { last.error },
+        status,
+        attempts: r.attempts,
+        metrics: output.metrics.into_iter().map(|m| (m.name, m.value)).collect(),
+        series: output.series.into_iter().map(|s| (s.name, s.points.into_iter().map(|p| (p.x, p.y)).collect())).collect(),
+        provenance: Provenance {
+            worker: prov.worker_id,
+            host: prov.host,
+            cpu_model: prov.cpu_model,
+            wall_ms: prov.wall_ms,
+            cpu_ms: prov.cpu_ms,
+            peak_rss_kb: prov.peak_rss_kb,
+            started_unix_ms: prov.started_unix_ms,
+            finished_unix_ms: prov.finished_unix_ms,
+            rigor_version: prov.rigor_version,
+            git_commit: prov.git_commit,
+            technique_version: if prov.technique_version.is_empty() { spec.technique_version.clone() } else { prov.technique_version },
+        },
+        study: spec.study,
+        experiment: spec.experiment,
+        kind: spec.kind,
+        subject: spec.subject,
+        repetition: spec.repetition,
+        seed: spec.seed,
+        job_id: spec.job_id,
     }
 }
 
-/// The series table: one row per point.
-pub fn series_rows(results: &[JobResult]) -> (Vec<String>, Vec<Vec<String>>) {
-    let header = ["study", "experiment", "kind", "subject", "params", "repetition", "seed", "job_id", "series", "x", "y"];
-    let mut out = Vec::new();
-    for r in results {
-        let spec = r.spec.clone().unwrap_or_default();
-        let params: Vec<String> =
-            spec.params.iter().map(|p| format!("{}={}", p.name, p.value.as_ref().map(|v| from_wire(v).to_string()).unwrap_or_default())).collect();
-        for s in r.last.as_ref().and_then(|l| l.output.as_ref()).map(|o| o.series.clone()).unwrap_or_default() {
-            for p in s.points {
-                out.push(vec![
-                    spec.study.clone(),
-                    spec.experiment.clone(),
-                    spec.kind.clone(),
-                    spec.subject.clone(),
-                    params.join(";"),
-                    spec.repetition.to_string(),
-                    spec.seed.to_string(),
-                    spec.job_id.clone(),
-                    s.name.clone(),
-                    format_value(p.x),
-                    format_value(p.y),
-                ]);
-            }
-        }
+pub fn table_format(f: Format) -> TableFormat {
+    match f {
+        Format::Csv => TableFormat::Csv,
+        Format::Json => TableFormat::Json,
+        Format::Parquet => TableFormat::Parquet,
     }
-    (header.iter().map(|s| s.to_string()).collect(), out)
 }
 
-/// Writes a table as CSV, or as a JSON array of objects with numbers where the column is numeric.
-pub fn write_table(w: &mut dyn Write, format: Format, header: &[String], rows: &[Vec<String>]) -> anyhow::Result<()> {
-    match format {
-        Format::Csv => {
-            let mut csv = csv::Writer::from_writer(w);
-            csv.write_record(header)?;
-            for r in rows {
-                csv.write_record(r)?;
-            }
-            csv.flush()?;
-        }
-        Format::Json => {
-            let objects: Vec<serde_json::Map<String, serde_json::Value>> = rows
-                .iter()
-                .map(|r| {
-                    header
-                        .iter()
-                        .zip(r)
-                        .map(|(k, v)| {
-                            let numeric = matches!(k.as_str(), "value" | "x" | "y" | "repetition" | "seed" | "attempts")
-                                || k.ends_with("_ms")
-                                || k == "peak_rss_kb";
-                            let value = if !numeric {
-                                serde_json::Value::String(v.clone())
-                            } else if let Ok(i) = v.parse::<u64>() {
-                                serde_json::Value::from(i)
-                            } else if let Some(n) = v.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                                serde_json::Value::Number(n)
-                            } else if v.is_empty() {
-                                serde_json::Value::Null
-                            } else {
-                                // NaN and infinities have no JSON number; keep their text.
-                                serde_json::Value::String(v.clone())
-                            };
-                            (k.clone(), value)
-                        })
-                        .collect()
-                })
-                .collect();
-            serde_json::to_writer_pretty(&mut *w, &objects)?;
-            writeln!(w)?;
-        }
-    }
+/// Writes the long table (or the series table) of `records` in `format`.
+pub fn write_results(records: &[JobRecord], series: bool, format: Format, w: &mut dyn Write) -> anyhow::Result<()> {
+    let mut df = if series { frame::series_frame(records)? } else { frame::results_frame(records)? };
+    frame::write_frame(&mut df, table_format(format), w)?;
+    Ok(())
+}
+
+/// Writes `results.csv`, `results.json`, `results.parquet` and `series.csv` into `dir`.
+pub fn write_result_files(records: &[JobRecord], dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut results = frame::results_frame(records)?;
+    frame::write_frame_file(&mut results, TableFormat::Csv, &dir.join("results.csv"))?;
+    frame::write_frame_file(&mut results, TableFormat::Json, &dir.join("results.json"))?;
+    frame::write_frame_file(&mut results, TableFormat::Parquet, &dir.join("results.parquet"))?;
+    let mut series = frame::series_frame(records)?;
+    frame::write_frame_file(&mut series, TableFormat::Csv, &dir.join("series.csv"))?;
     Ok(())
 }
 

@@ -3,10 +3,12 @@
 mod export;
 mod progress;
 mod remote;
+mod report;
 mod run;
 mod serve;
 mod submit;
 mod bench;
+mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,10 +64,13 @@ SIGTERM or Ctrl-C stops leasing, lets running jobs finish (up to --grace-s) and 
     #[command(after_help = "Examples:\n  rigor submit study.toml --coordinator http://host:7700\n  rigor submit study.toml --dry-run   # validate and count jobs only")]
     Submit(submit::SubmitArgs),
     /// Show a study's progress per experiment (or list studies when none is named)
+    #[command(after_help = "Examples:\n  rigor status --coordinator http://host:7700           # list studies\n  rigor status quickstart --coordinator http://host:7700")]
     Status(remote::StudyArgs),
     /// Follow a study's progress until it finishes
+    #[command(after_help = "Examples:\n  rigor watch quickstart --coordinator http://host:7700\n\nExits 0 when every job succeeded, 1 when some failed.")]
     Watch(remote::StudyArgs),
     /// Cancel a study's unfinished jobs (submit it again to resume)
+    #[command(after_help = "Examples:\n  rigor cancel quickstart --coordinator http://host:7700\n  rigor submit quickstart.toml --coordinator http://host:7700   # resume later\n\nRunning jobs are told to stop at their workers' next heartbeat; finished ones are kept.")]
     Cancel(remote::StudyArgs),
     /// Export a study's results: one row per job and metric
     #[command(after_help = "Examples:\n  rigor results quickstart --format csv > results.csv\n  rigor results quickstart --series --format csv\n\n\
@@ -73,6 +78,15 @@ Columns: study, experiment, kind, subject, one per parameter, repetition, seed, 
 attempts, metric, value, error, then provenance (worker, host, cpu_model, wall_ms, cpu_ms, peak_rss_kb, \
 started_unix_ms, finished_unix_ms, rigor_version, git_commit, technique_version).")]
     Results(remote::ResultsArgs),
+    /// Write a study's report: tables (LaTeX, Markdown, CSV), figures (SVG, PNG) and index.html
+    #[command(after_help = "Examples:\n  rigor report quickstart                        # from results/quickstart/.rigor\n  rigor report quickstart --coordinator http://host:7700 --out paper/\n\n\
+What to report comes from the study file's [report] section (see README); without one, every metric gets a \
+summary table, a box plot and (with several experiments) a comparison table with A12 and Holm-adjusted p-values, \
+and every series a curve. A study still running is reported as far as it is finished.")]
+    Report(report::ReportArgs),
+    /// Statistics without a study (Mann-Whitney U, Vargha-Delaney A12)
+    #[command(subcommand)]
+    Stats(stats::StatsCommand),
     /// Measure rigor itself
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -105,6 +119,7 @@ impl Connect {
 pub enum Format {
     Csv,
     Json,
+    Parquet,
 }
 
 pub fn init_tracing(verbose: u8) {
@@ -159,6 +174,8 @@ pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Watch(a) => remote::watch(a).await,
         Command::Cancel(a) => remote::cancel(a).await,
         Command::Results(a) => remote::results(a).await,
+        Command::Report(a) => report::report(a).await,
+        Command::Stats(c) => stats::stats(c),
         Command::Bench(b) => bench::bench(b).await,
         Command::Executor => unreachable!("handled before the runtime starts"),
     }

@@ -7,7 +7,7 @@ use clap::Args;
 use rigor_proto::client::Clients;
 use rigor_proto::{Empty, JobResult, StudyRef, StudyStatus};
 
-use super::export::{rows, series_rows, write_table};
+use super::export::write_results;
 use super::progress::{summary_line, Progress};
 use super::{Connect, Format, EXIT_FAILED_JOBS};
 
@@ -123,13 +123,17 @@ pub async fn results(a: ResultsArgs) -> anyhow::Result<ExitCode> {
         let n = super::export::export_artifacts(&clients, &results, dir).await?;
         eprintln!("{n} artifacts written to {}", dir.display());
     }
-    let (header, table) = if a.series { series_rows(&results) } else { rows(&results) };
+    let records: Vec<_> = results.iter().map(super::export::record).collect();
     match &a.out {
         Some(path) => {
             let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-            write_table(&mut f, a.format, &header, &table)?;
+            write_results(&records, a.series, a.format, &mut f)?;
+            std::io::Write::flush(&mut f)?;
         }
-        None => write_table(&mut std::io::stdout().lock(), a.format, &header, &table)?,
+        None if a.format == Format::Parquet => {
+            return Err(super::UsageError("--format parquet needs --out FILE".into()).into())
+        }
+        None => write_results(&records, a.series, a.format, &mut std::io::stdout().lock())?,
     }
     Ok(ExitCode::SUCCESS)
 }

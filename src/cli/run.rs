@@ -11,10 +11,10 @@ use clap::Args;
 use rigor_coordinator::CoordinatorConfig;
 use rigor_proto::client::Target;
 
-use super::export::{export_artifacts, rows, series_rows, write_table};
+use super::export::{export_artifacts, record, write_result_files};
 use super::remote::{exit_for, fetch_results, follow, print_status};
 use super::serve::{default_slots, termination, worker_config, WorkerArgs};
-use super::{submit, Connect, Format};
+use super::{submit, Connect};
 use crate::techniques::registry;
 
 #[derive(Args)]
@@ -87,17 +87,14 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     };
 
     let results = fetch_results(&clients, &submitted.study).await?;
-    for (name, (header, table)) in [("results", rows(&results)), ("series", series_rows(&results))] {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(out.join(format!("{name}.csv")))?);
-        write_table(&mut f, Format::Csv, &header, &table)?;
-        if name == "results" {
-            let mut f = std::io::BufWriter::new(std::fs::File::create(out.join("results.json"))?);
-            write_table(&mut f, Format::Json, &header, &table)?;
-        }
-    }
+    let records: Vec<_> = results.iter().map(record).collect();
+    write_result_files(&records, &out)?;
     export_artifacts(&clients, &results, &out.join("artifacts")).await?;
+    let report = super::report::write(&clients, &submitted.study, &out).await;
     coordinator.stop().await;
     print_status(&status);
+    let (summary, _) = report?;
+    eprintln!("report: {}", summary.index.display());
     eprintln!("results in {} ({:.1} s)", out.display(), started.elapsed().as_secs_f64());
     Ok(exit_for(&status))
 }

@@ -41,6 +41,8 @@ pub fn prepare(path: &Path) -> anyhow::Result<Prepared> {
     let display = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| UsageError(format!("{display}: cannot read the study file: {e}")))?;
     let study = study::parse(&display, &text, &registry())?;
+    // The [report] section is the analysis crate's; check it now rather than after the study ran.
+    rigor_analysis::report::from_study_toml(&text).map_err(|e| UsageError(format!("{display}: {e}")))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut files = Vec::new();
     for rel in study.subject_files() {

@@ -355,7 +355,9 @@ impl Table {
     /// The value of `metric` per job id.
     pub fn metric(&self, metric: &str) -> BTreeMap<String, String> {
         let (j, m, v) = (self.col("job_id"), self.col("metric"), self.col("value"));
-        self.rows.iter().filter(|r| r[m] == metric).map(|r| (r[j].clone(), r[v].clone())).collect()
+        // Values as Rust prints the f64 (`2`, `0.5`), whatever the writer's float style (`2.0`).
+        let canonical = |v: &str| v.parse::<f64>().map_or_else(|_| v.to_string(), |x| x.to_string());
+        self.rows.iter().filter(|r| r[m] == metric).map(|r| (r[j].clone(), canonical(&r[v]))).collect()
     }
 
     /// The table without `drop` columns, rows as CSV-ish lines, sorted: for comparing runs.

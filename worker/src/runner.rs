@@ -139,7 +139,9 @@ fn run_job(registry: &Registry, exec: ExecJob, cancel: &AtomicBool, out: &mut im
     let limit = MemoryLimit::apply(spec.memory_mb);
     let mut pipe_error = None;
     let outcome = {
-        let mut last_sent: Option<Instant> = None;
+        // Counting from the start, a job shorter than the interval sends no progress at all: its
+        // `done` says as much, and each event costs the worker a wake-up.
+        let mut last_sent: Option<Instant> = Some(Instant::now());
         let mut report = |fraction: f64| {
             if pipe_error.is_some() || last_sent.is_some_and(|t| t.elapsed() < PROGRESS_INTERVAL) {
                 return;
