@@ -5,7 +5,11 @@
 //! plots and the report build on it (issue 3).
 
 pub mod frame;
+pub mod pairwise;
 pub mod stats;
 pub mod table;
 pub mod plots;
 pub mod report;
+
+/// The polars version the frames are built with, for callers that build frames themselves.
+pub use polars;

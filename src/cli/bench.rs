@@ -16,6 +16,31 @@ pub enum BenchCommand {
     /// Scheduler throughput (noop jobs, coordinator + worker processes) and million-job planning
     #[command(after_help = "Examples:\n  rigor bench scheduler\n  rigor bench scheduler --jobs 50000 --plan-jobs 0 --prefetch 4\n\nThe last line is `jobs/s: <figure>`: noop jobs submitted, leased, run in executors, completed and durably stored per second. Build with --release for meaningful figures.")]
     Scheduler(SchedulerArgs),
+    /// Pairwise A12 + Mann-Whitney over a synthetic million-row results frame, next to SciPy
+    #[command(after_help = "Examples:\n  rigor bench analysis\n  rigor bench analysis --no-scipy\n\n\
+The frame is subjects x techniques x cells x repetitions values (default 10 x 10 x 100 x 100 = 1,000,000 rows). \
+Within each subject and cell, every pair of techniques is compared (Mann-Whitney U with SciPy's default method, \
+A12, Holm per cell) and the comparison table is rendered (LaTeX, Markdown, CSV). The same data then goes to \
+analysis/bench/scipy_pairwise.py (python3 with numpy and scipy) for the same computation. The last line is `speedup: <x>`.")]
+    Analysis(AnalysisArgs),
+}
+
+#[derive(Args)]
+pub struct AnalysisArgs {
+    #[arg(long, default_value_t = 10)]
+    pub subjects: usize,
+    #[arg(long, default_value_t = 10)]
+    pub techniques: usize,
+    #[arg(long, default_value_t = 100)]
+    pub cells: usize,
+    #[arg(long, default_value_t = 100)]
+    pub repetitions: usize,
+    /// Skip the SciPy run
+    #[arg(long)]
+    pub no_scipy: bool,
+    /// Python interpreter with numpy and scipy
+    #[arg(long, default_value = "python3")]
+    pub python: String,
 }
 
 #[derive(Args)]
@@ -87,6 +112,7 @@ fn peak_rss_mib(pid: u32) -> f64 {
 pub async fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Scheduler(a) => scheduler(a).await,
+        BenchCommand::Analysis(a) => analysis(a),
     }
 }
 
@@ -144,5 +170,70 @@ async fn scheduler(a: SchedulerArgs) -> anyhow::Result<ExitCode> {
     );
     println!("jobs/s: {:.0}", done as f64 / secs);
     drop(workers);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The SciPy side of `rigor bench analysis`, shipped inside the binary so it runs from anywhere.
+const SCIPY_SCRIPT: &str = include_str!("../../analysis/bench/scipy_pairwise.py");
+
+fn analysis(a: AnalysisArgs) -> anyhow::Result<ExitCode> {
+    use rand::Rng;
+    use rigor_analysis::pairwise::{all_pairs, pairs_table};
+    use rigor_analysis::polars::prelude::{Column, DataFrame};
+    use rigor_analysis::stats::CompareOptions;
+
+    let (s, t, c, r) = (a.subjects, a.techniques, a.cells, a.repetitions);
+    let n = s * t * c * r;
+    // Values in subject, technique, cell, repetition order; technique k shifts the mean by k/20.
+    let mut rng = rigor_technique::rng(7);
+    let values: Vec<f64> = (0..n).map(|i| (i / (c * r) % t) as f64 / 20.0 + rng.random::<f64>()).collect();
+    let idx = |i: usize| (i / (t * c * r), i / (c * r) % t, i / r % c);
+    let df = DataFrame::new(
+        n,
+        vec![
+            Column::new("subject".into(), (0..n).map(|i| format!("s{}", idx(i).0)).collect::<Vec<_>>()),
+            Column::new("technique".into(), (0..n).map(|i| format!("t{}", idx(i).1)).collect::<Vec<_>>()),
+            Column::new("cell".into(), (0..n).map(|i| format!("c{}", idx(i).2)).collect::<Vec<_>>()),
+            Column::new("value".into(), values.clone()),
+        ],
+    )?;
+    let threads = std::thread::available_parallelism().map_or(1, |p| p.get());
+    let start = Instant::now();
+    let pairs = all_pairs(&df, &["subject", "cell"], "technique", "value", &CompareOptions::default(), threads)?;
+    let table = pairs_table("pairs", &["subject", "cell"], &pairs);
+    let rendered = table.to_latex().len() + table.to_markdown().len() + table.to_csv().len();
+    let rigor_s = start.elapsed().as_secs_f64();
+    println!("frame: {n} rows ({s} subjects x {t} techniques x {c} cells x {r} repetitions)");
+    println!("rigor: {} comparisons and tables ({} bytes) in {rigor_s:.3} s on {threads} threads", pairs.len(), rendered);
+    let first = &pairs[0];
+    println!("rigor first: u={} p={} a12={}", first.u, first.p, first.a12);
+    if a.no_scipy {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let dir = tempfile::Builder::new().prefix("rigor-bench-analysis-").tempdir()?;
+    let data = dir.path().join("values.f64");
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&data, bytes)?;
+    let script = dir.path().join("scipy_pairwise.py");
+    std::fs::write(&script, SCIPY_SCRIPT)?;
+    let out = Command::new(&a.python)
+        .arg(&script)
+        .arg(&data)
+        .args([s, t, c, r].map(|x| x.to_string()))
+        .arg(dir.path().join("scipy.csv"))
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e} (or pass --no-scipy)", a.python))?;
+    if !out.status.success() {
+        anyhow::bail!("the SciPy script failed (needs numpy and scipy: pip install numpy scipy):\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{}", text.lines().map(|l| format!("scipy {l}\n")).collect::<String>());
+    let scipy_s: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("seconds: "))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("the SciPy script printed no `seconds:` line"))?;
+    println!("scipy: {scipy_s:.3} s");
+    println!("speedup: {:.1}", scipy_s / rigor_s);
     Ok(ExitCode::SUCCESS)
 }
