@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rigor_technique::ParamValue;
 
-use super::spec::{Band, PlotKind, PlotSpec, ReportSpec, TableKind, TableSpec};
+use super::spec::{Band, PlotKind, PlotSpec, ReportSpec, Stat, TableKind, TableSpec};
 use crate::frame::JobRecord;
 use crate::plots::{
     BandSeries, BarSeries, BoxGroup, BoxPanel, BoxPlot, GroupedBars, Heatmap, Layout, LineBandPanel, LineBandPlot,
@@ -244,13 +244,139 @@ pub fn summary_table(records: &[JobRecord], metrics: &[String], by: &[String]) -
     })
 }
 
+fn stat_of(values: &[f64], stat: Stat) -> Option<f64> {
+    let d = describe(values).ok()?;
+    Some(match stat {
+        Stat::Mean => d.mean,
+        Stat::Median => d.median,
+        Stat::Sum => values.iter().sum(),
+        Stat::Min => d.min,
+        Stat::Max => d.max,
+    })
+}
+
+fn stat_name(stat: Stat) -> &'static str {
+    match stat {
+        Stat::Mean => "mean",
+        Stat::Median => "median",
+        Stat::Sum => "sum",
+        Stat::Min => "min",
+        Stat::Max => "max",
+    }
+}
+
+/// One statistic per cell. Rows are subjects (× `by`) with metric × technique columns, or, when
+/// transposed, metrics with technique columns (pooled over subjects), optionally with a row of
+/// column means.
+pub fn wide_table(records: &[JobRecord], t: &TableSpec, metrics: &[String]) -> Option<Table> {
+    let techs = techniques(records, &t.by);
+    let decimals = t.decimals.unwrap_or(2);
+    let stat = stat_name(t.stat);
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut numeric: Vec<Vec<Option<f64>>> = Vec::new();
+    let (groups, mut columns, label_columns) = if t.transpose {
+        for m in metrics {
+            let cells: Vec<Option<f64>> = techs
+                .iter()
+                .map(|tech| {
+                    let v: Vec<f64> = ok(records).filter(|r| technique(r, &t.by) == *tech).filter_map(|r| metric(r, m)).collect();
+                    stat_of(&v, t.stat)
+                })
+                .collect();
+            rows.push(vec![Cell::new(m.clone())]);
+            numeric.push(cells);
+        }
+        let mut columns = vec!["metric".to_string()];
+        columns.extend(techs.iter().cloned());
+        (Vec::new(), columns, 1)
+    } else {
+        let mut keys: Vec<Vec<String>> = Vec::new();
+        for r in ok(records) {
+            let k = row_key(r, &t.by);
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        for k in &keys {
+            let mut cells = Vec::new();
+            for m in metrics {
+                for tech in &techs {
+                    let v: Vec<f64> = ok(records)
+                        .filter(|r| row_key(r, &t.by) == *k && technique(r, &t.by) == *tech)
+                        .filter_map(|r| metric(r, m))
+                        .collect();
+                    cells.push(stat_of(&v, t.stat));
+                }
+            }
+            rows.push(k.iter().map(|s| Cell::new(s.clone())).collect());
+            numeric.push(cells);
+        }
+        let mut columns = vec!["subject".to_string()];
+        columns.extend(t.by.iter().cloned());
+        let labels = columns.len();
+        let mut groups = vec![(String::new(), labels)];
+        for m in metrics {
+            groups.push((m.clone(), techs.len()));
+            columns.extend(techs.iter().cloned());
+        }
+        if techs.len() == 1 {
+            // One technique: the metric names are the columns.
+            groups.clear();
+            columns.truncate(labels);
+            columns.extend(metrics.iter().cloned());
+        }
+        (groups, columns, labels)
+    };
+    if rows.is_empty() || numeric.iter().all(|r| r.iter().all(Option::is_none)) {
+        return None;
+    }
+    if t.total {
+        let width = numeric[0].len();
+        let means: Vec<Option<f64>> = (0..width)
+            .map(|j| {
+                let col: Vec<f64> = numeric.iter().filter_map(|r| r[j]).collect();
+                stat_of(&col, Stat::Mean)
+            })
+            .collect();
+        let mut label = vec![Cell::new("mean")];
+        label.extend((1..label_columns).map(|_| Cell::new("")));
+        rows.push(label);
+        numeric.push(means);
+    }
+    for (row, cells) in rows.iter_mut().zip(&numeric) {
+        row.extend(cells.iter().map(|v| Cell::new(number(*v, decimals))));
+    }
+    if columns.len() < label_columns {
+        columns.resize(label_columns, String::new());
+    }
+    Some(Table {
+        name: "wide".into(),
+        caption: format!("{stat} per {}", if t.transpose { "metric and technique" } else { "subject, metric and technique" }),
+        groups,
+        columns,
+        label_columns,
+        rows,
+        notes: if t.total { vec!["The last row is the mean of each column.".into()] } else { Vec::new() },
+    })
+}
+
 /// The tables the spec asks for, or by default a summary of every metric and, when there are
 /// several techniques, a comparison table per metric.
 pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
     let specs: Vec<TableSpec> = if spec.tables.is_empty() {
         let metrics = metric_names(records);
-        let mut t = vec![TableSpec { kind: TableKind::Summary, metrics: metrics.clone(), by: Vec::new(), title: None }];
-        t.extend(metrics.into_iter().map(|m| TableSpec { kind: TableKind::Comparison, metrics: vec![m], by: Vec::new(), title: None }));
+        let blank = |kind, metrics| TableSpec {
+            kind,
+            metrics,
+            by: Vec::new(),
+            title: None,
+            stat: Stat::Mean,
+            transpose: false,
+            total: false,
+            decimals: None,
+        };
+        let mut t = vec![blank(TableKind::Summary, metrics.clone())];
+        t.extend(metrics.into_iter().map(|m| blank(TableKind::Comparison, vec![m])));
         t
     } else {
         spec.tables.clone()
@@ -261,6 +387,7 @@ pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
         let mut made: Vec<Table> = match t.kind {
             TableKind::Summary => summary_table(records, &metrics, &t.by).into_iter().collect(),
             TableKind::Comparison => metrics.iter().filter_map(|m| comparison_table(records, spec, m, &t.by)).collect(),
+            TableKind::Wide => wide_table(records, &t, &metrics).into_iter().collect(),
         };
         if let Some(title) = &t.title {
             for m in &mut made {
@@ -607,6 +734,31 @@ mod tests {
         assert_eq!(names, ["summary", "comparison-cov"]);
         let figs: Vec<String> = figures(&data(), &spec).into_iter().map(|f| f.name).collect();
         assert_eq!(figs, ["curve-trace", "box-cov"]);
+    }
+
+    #[test]
+    fn wide_tables_put_one_statistic_per_cell_with_a_mean_row() {
+        let mut t = TableSpec {
+            kind: TableKind::Wide,
+            metrics: vec!["cov".into()],
+            by: vec!["budget".into()],
+            title: None,
+            stat: Stat::Mean,
+            transpose: false,
+            total: true,
+            decimals: Some(1),
+        };
+        let w = wide_table(&data(), &t, &t.metrics.clone()).unwrap();
+        assert_eq!(w.columns, ["subject", "budget", "bb", "wb"]);
+        assert_eq!(w.groups, [(String::new(), 2), ("cov".to_string(), 2)]);
+        let text = |r: &Vec<Cell>| r.iter().map(|c| c.text.clone()).collect::<Vec<_>>();
+        assert_eq!(text(&w.rows[0]), ["a", "10", "52.0", "22.0"]);
+        assert_eq!(text(&w.rows[2]), ["mean", "", "29.5", "14.5"], "column means over subjects a and b");
+        t.transpose = true;
+        t.stat = Stat::Max;
+        let w = wide_table(&data(), &t, &t.metrics.clone()).unwrap();
+        assert_eq!(w.columns, ["metric", "bb", "wb"]);
+        assert_eq!(text(&w.rows[0]), ["cov", "54.0", "24.0"]);
     }
 
     #[test]

@@ -12,6 +12,13 @@
 //! metrics = ["coverage", "faults"]
 //! by = ["budget"]                  # parameters that split rows besides the subject
 //!
+//! [[report.table]]
+//! kind = "wide"                    # one statistic per cell: rows subject (× by), columns metric × technique
+//! metrics = ["detects_f1", "detects_f2"]
+//! stat = "mean"                    # mean | median | sum | min | max
+//! transpose = true                 # metrics as rows, techniques as columns
+//! total = true                     # a last row with each column's mean (e.g. AFDE)
+//!
 //! [[report.plot]]
 //! kind = "curve"                   # curve (series over x) | box | bars | heatmap | sweep
 //! series = "coverage"              # curve: the series name
@@ -83,6 +90,22 @@ impl MagnitudeSpec {
 pub enum TableKind {
     Comparison,
     Summary,
+    /// One statistic per row and metric, techniques side by side (e.g. the MRG paper's Table 2:
+    /// MRs per pattern per subject); transposed, metrics are rows and techniques columns (e.g. a
+    /// fault-detection table: faults × criteria with FDE cells and an AFDE row).
+    Wide,
+}
+
+/// The statistic a wide table shows in each cell.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stat {
+    #[default]
+    Mean,
+    Median,
+    Sum,
+    Min,
+    Max,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -94,6 +117,17 @@ pub struct TableSpec {
     #[serde(default)]
     pub by: Vec<String>,
     pub title: Option<String>,
+    /// Wide tables: the statistic in each cell.
+    #[serde(default)]
+    pub stat: Stat,
+    /// Wide tables: metrics as rows, techniques as columns.
+    #[serde(default)]
+    pub transpose: bool,
+    /// Wide tables: a last row with the mean of each column (e.g. AFDE).
+    #[serde(default)]
+    pub total: bool,
+    /// Decimals in the cells (default 2).
+    pub decimals: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
