@@ -31,7 +31,7 @@ pub const EXIT_USAGE: u8 = 2;
     about = "Run empirical software-testing studies: plan, distribute, store, report",
     long_about = "Run empirical software-testing studies: a study file (TOML) names experiments, subjects, \
 parameter grids and repetitions; rigor expands it into jobs with deterministic seeds, runs them on \
-workers, keeps every result, and exports them.\n\n\
+workers, keeps every result, and turns them into tables, figures and an HTML report.\n\n\
 On one machine: `rigor run STUDY`. On many: `rigor coordinator` on one host, `rigor worker` on each \
 of the others, then `rigor submit` / `watch` / `results` from anywhere.\n\n\
 Exit codes: 0 ok, 1 the study finished with failed jobs (or an operation failed), 2 usage or validation error.",
@@ -47,10 +47,10 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Run a study on this machine: coordinator in-process plus local workers, then export results
+    /// Run a study on this machine: coordinator in-process plus local workers, then results and report
     #[command(after_help = "Examples:\n  rigor run experiments/studies/quickstart.toml\n  rigor run my-study.toml --workers 8 --out results/my-study\n\n\
-Results go to DIR (default results/<study>/): results.csv, results.json, series.csv and \
-artifacts/ (listed in artifacts/artifacts.csv), with the study's state kept in DIR/.rigor so that running again resumes and reuses every finished job.")]
+Results go to DIR (default results/<study>/): index.html (the report), tables/, plots/, \
+results.csv|json|parquet, series.csv and artifacts/ (listed in artifacts/artifacts.csv), with the study's state kept in DIR/.rigor so that running again resumes and reuses every finished job.")]
     Run(run::RunArgs),
     /// Serve studies to workers over gRPC, keeping all state in a sled database
     #[command(after_help = "Examples:\n  rigor coordinator --data /var/lib/rigor\n  rigor coordinator --listen 0.0.0.0:7700 --token s3cret --tls-cert cert.pem --tls-key key.pem\n\n\
