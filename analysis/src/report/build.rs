@@ -115,6 +115,22 @@ fn samples(records: &[JobRecord], metric_name: &str, by: &[String]) -> Samples {
     out
 }
 
+/// Metric values grouped by (technique, category) in one pass over the records.
+fn by_technique_and<'a>(
+    records: &'a [JobRecord],
+    metric_name: &str,
+    by: &[String],
+    category: impl Fn(&'a JobRecord) -> String,
+) -> BTreeMap<(String, String), Vec<f64>> {
+    let mut out: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for r in ok(records) {
+        if let Some(v) = metric(r, metric_name) {
+            out.entry((technique(r, by), category(r))).or_default().push(v);
+        }
+    }
+    out
+}
+
 fn safe_name(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
 }
@@ -276,13 +292,9 @@ pub fn wide_table(records: &[JobRecord], t: &TableSpec, metrics: &[String]) -> O
     let mut numeric: Vec<Vec<Option<f64>>> = Vec::new();
     let (groups, mut columns, label_columns) = if t.transpose {
         for m in metrics {
-            let cells: Vec<Option<f64>> = techs
-                .iter()
-                .map(|tech| {
-                    let v: Vec<f64> = ok(records).filter(|r| technique(r, &t.by) == *tech).filter_map(|r| metric(r, m)).collect();
-                    stat_of(&v, t.stat)
-                })
-                .collect();
+            let pooled = by_technique_and(records, m, &t.by, |_| String::new());
+            let cells: Vec<Option<f64>> =
+                techs.iter().map(|tech| pooled.get(&(tech.clone(), String::new())).and_then(|v| stat_of(v, t.stat))).collect();
             rows.push(vec![Cell::new(m.clone())]);
             numeric.push(cells);
         }
@@ -297,15 +309,12 @@ pub fn wide_table(records: &[JobRecord], t: &TableSpec, metrics: &[String]) -> O
                 keys.push(k);
             }
         }
+        let per_metric: Vec<Samples> = metrics.iter().map(|m| samples(records, m, &t.by)).collect();
         for k in &keys {
             let mut cells = Vec::new();
-            for m in metrics {
+            for data in &per_metric {
                 for tech in &techs {
-                    let v: Vec<f64> = ok(records)
-                        .filter(|r| row_key(r, &t.by) == *k && technique(r, &t.by) == *tech)
-                        .filter_map(|r| metric(r, m))
-                        .collect();
-                    cells.push(stat_of(&v, t.stat));
+                    cells.push(data.get(k).and_then(|row| row.get(tech)).and_then(|v| stat_of(v, t.stat)));
                 }
             }
             rows.push(k.iter().map(|s| Cell::new(s.clone())).collect());
@@ -423,6 +432,10 @@ fn subjects(records: &[JobRecord]) -> Vec<String> {
 /// Mean and band of a series per technique and subject, over repetitions, on the union of x values.
 fn curves(records: &[JobRecord], series: &str, band: Band, spec: &PlotSpec) -> LineBandPlot {
     let techs = techniques(records, &[]);
+    let mut index: BTreeMap<(String, String), Vec<&JobRecord>> = BTreeMap::new();
+    for r in ok(records) {
+        index.entry((r.subject.clone(), technique(r, &[]))).or_default().push(r);
+    }
     let panels = subjects(records)
         .into_iter()
         .map(|subject| {
@@ -430,7 +443,7 @@ fn curves(records: &[JobRecord], series: &str, band: Band, spec: &PlotSpec) -> L
                 .iter()
                 .filter_map(|t| {
                     let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-                    for r in ok(records).filter(|r| r.subject == subject && technique(r, &[]) == *t) {
+                    for r in index.get(&(subject.clone(), t.clone())).into_iter().flatten() {
                         for (name, points) in &r.series {
                             if name == series {
                                 for &(x, y) in points {
@@ -490,19 +503,13 @@ fn curves(records: &[JobRecord], series: &str, band: Band, spec: &PlotSpec) -> L
 
 fn boxes(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> BoxPlot {
     let techs = techniques(records, &[]);
+    let grouped = by_technique_and(records, metric_name, &[], |r| r.subject.clone());
     let panels = subjects(records)
         .into_iter()
         .map(|subject| BoxPanel {
             groups: techs
                 .iter()
-                .map(|t| BoxGroup {
-                    name: t.clone(),
-                    values: ok(records)
-                        .filter(|r| r.subject == subject && technique(r, &[]) == *t)
-                        .filter_map(|r| metric(r, metric_name))
-                        .collect(),
-                })
-                .filter(|g| !g.values.is_empty())
+                .filter_map(|t| grouped.get(&(t.clone(), subject.clone())).map(|v| BoxGroup { name: t.clone(), values: v.clone() }))
                 .collect(),
             title: subject,
         })
@@ -532,19 +539,11 @@ fn bars(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> GroupedBar
             categories.push(c);
         }
     }
+    let grouped = by_technique_and(records, metric_name, &by, category);
     let series = techniques(records, &by)
         .into_iter()
         .map(|t| BarSeries {
-            values: categories
-                .iter()
-                .map(|c| {
-                    let v: Vec<f64> = ok(records)
-                        .filter(|r| technique(r, &by) == t && category(r) == *c)
-                        .filter_map(|r| metric(r, metric_name))
-                        .collect();
-                    mean_of(&v)
-                })
-                .collect(),
+            values: categories.iter().map(|c| grouped.get(&(t.clone(), c.clone())).map_or(f64::NAN, |v| mean_of(v))).collect(),
             name: t,
         })
         .collect();
@@ -572,19 +571,10 @@ fn heat(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> Heatmap {
             cols.push(c);
         }
     }
+    let grouped = by_technique_and(records, metric_name, &by, column);
     let values = rows
         .iter()
-        .map(|t| {
-            cols.iter()
-                .map(|c| {
-                    let v: Vec<f64> = ok(records)
-                        .filter(|r| technique(r, &by) == *t && column(r) == *c)
-                        .filter_map(|r| metric(r, metric_name))
-                        .collect();
-                    mean_of(&v)
-                })
-                .collect()
-        })
+        .map(|t| cols.iter().map(|c| grouped.get(&(t.clone(), c.clone())).map_or(f64::NAN, |v| mean_of(v))).collect())
         .collect();
     Heatmap {
         title: spec.title.clone().unwrap_or_else(|| format!("mean {metric_name}")),
