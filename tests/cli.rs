@@ -224,7 +224,18 @@ fn quickstart_runs_in_one_process() {
     let study = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/studies/quickstart.toml");
     let out = dir.path().join("quickstart");
     run(&["run", s(&study), "--out", s(&out)]).ok("rigor run quickstart");
-    for f in ["results.csv", "results.json", "results.parquet", "series.csv", "artifacts/artifacts.csv"] {
+    for f in [
+        "results.csv",
+        "results.json",
+        "results.parquet",
+        "series.csv",
+        "artifacts/artifacts.csv",
+        "index.html",
+        "tables/comparison-value.tex",
+        "tables/wide.md",
+        "plots/heatmap-value.png",
+        "plots/sweep-value-work_ms.svg",
+    ] {
         let meta = std::fs::metadata(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
         assert!(meta.len() > 0, "{f} is empty");
     }
