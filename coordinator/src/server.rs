@@ -21,8 +21,7 @@ use crate::schedule::{ScheduleConfig, Scheduler};
 use crate::service::Service;
 use crate::store::SledStore;
 
-/// Largest message the coordinator accepts or sends (job outputs carry series).
-pub const MAX_MESSAGE: usize = 256 << 20;
+use rigor_proto::MAX_MESSAGE;
 
 #[derive(Debug, Clone)]
 pub struct CoordinatorConfig {

@@ -21,8 +21,7 @@ use crate::artifacts::is_hash;
 use crate::error::CoordinatorError;
 use crate::schedule::{ArtifactSource, Scheduler};
 
-/// Chunk size of artifact downloads.
-const CHUNK: usize = 1 << 20;
+use rigor_proto::ARTIFACT_CHUNK as CHUNK;
 
 type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 

@@ -10,8 +10,7 @@ use tonic::{Request, Status};
 
 use crate::v1::{artifacts_client::ArtifactsClient, studies_client::StudiesClient, workers_client::WorkersClient};
 
-/// Largest message either side sends (job outputs carry series and inline artifacts).
-pub const MAX_MESSAGE: usize = 256 << 20;
+pub use crate::MAX_MESSAGE;
 
 /// Where the coordinator is and how to talk to it.
 #[derive(Debug, Clone, Default)]

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use rigor_analysis::frame::JobRecord;
 use rigor_analysis::report::{self, Provenance, ReportSummary};
 use rigor_coordinator::CoordinatorConfig;
 use rigor_proto::client::{Clients, Target};
@@ -36,10 +37,15 @@ pub struct ReportArgs {
 
 /// Writes the report of `study` as stored behind `clients` into `out`.
 pub async fn write(clients: &Clients, study: &str, out: &Path) -> anyhow::Result<(ReportSummary, u64)> {
-    let file = clients.studies.clone().get_study_file(StudyRef { study: study.to_string() }).await?.into_inner();
-    let spec = report::from_study_toml(&file.study_toml).map_err(|e| UsageError(format!("{}: {e}", file.study_path)))?;
     let results = fetch_results(clients, study).await?;
     let records: Vec<_> = results.iter().map(record).collect();
+    write_records(clients, study, &records, out).await
+}
+
+/// Writes the report from results already fetched (as `rigor run` has them).
+pub async fn write_records(clients: &Clients, study: &str, records: &[JobRecord], out: &Path) -> anyhow::Result<(ReportSummary, u64)> {
+    let file = clients.studies.clone().get_study_file(StudyRef { study: study.to_string() }).await?.into_inner();
+    let spec = report::from_study_toml(&file.study_toml).map_err(|e| UsageError(format!("{}: {e}", file.study_path)))?;
     let unfinished = records.iter().filter(|r| matches!(r.status.as_str(), "queued" | "running" | "waiting")).count() as u64;
     let description = file
         .study_toml
@@ -57,7 +63,7 @@ pub async fn write(clients: &Clients, study: &str, out: &Path) -> anyhow::Result
         unfinished,
         generated_unix_ms: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64),
     };
-    let summary = report::write_report(&records, &spec, &provenance, out)?;
+    let summary = report::write_report(records, &spec, &provenance, out)?;
     Ok((summary, unfinished))
 }
 

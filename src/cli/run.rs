@@ -90,7 +90,7 @@ pub async fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let records: Vec<_> = results.iter().map(record).collect();
     write_result_files(&records, &out)?;
     export_artifacts(&clients, &results, &out.join("artifacts")).await?;
-    let report = super::report::write(&clients, &submitted.study, &out).await;
+    let report = super::report::write_records(&clients, &submitted.study, &records, &out).await;
     coordinator.stop().await;
     print_status(&status);
     let (summary, _) = report?;

@@ -95,7 +95,7 @@ pub fn worker_config(a: &WorkerArgs, cache: PathBuf) -> anyhow::Result<WorkerCon
         return Err(UsageError("--slots must be at least 1".into()).into());
     }
     let exe = std::env::current_exe()?;
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "worker".into());
+    let host = rigor_worker::agent::hostname();
     Ok(WorkerConfig {
         target: a.connect.target(),
         worker_id: a.id.clone().unwrap_or_else(|| format!("{host}-{}", std::process::id())),

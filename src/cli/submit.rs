@@ -94,7 +94,7 @@ async fn upload_file(clients: &Clients, path: &Path, hash: &str) -> anyhow::Resu
     let reader = tokio::spawn(async move {
         let mut first = true;
         loop {
-            let mut buf = vec![0u8; 1 << 20];
+            let mut buf = vec![0u8; rigor_proto::ARTIFACT_CHUNK];
             let n = file.read(&mut buf).await?;
             if n == 0 && !first {
                 return Ok::<_, std::io::Error>(());

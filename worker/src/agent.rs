@@ -22,7 +22,7 @@ use crate::{Attempt, CancelToken, ExecutorPool, PoolConfig};
 
 /// Artifacts up to this size travel inline with the result; larger ones are uploaded first.
 const INLINE_ARTIFACT: usize = 1 << 20;
-const CHUNK: usize = 1 << 20;
+use rigor_proto::ARTIFACT_CHUNK as CHUNK;
 
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -444,7 +444,8 @@ async fn heartbeats(shared: Arc<Shared>, every: Duration) {
     }
 }
 
-fn hostname() -> String {
+/// This machine's host name (`unknown` if it cannot be read).
+pub fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it on success.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };

@@ -135,29 +135,18 @@ impl Figure for BoxPlot {
             .iter()
             .flat_map(|p| &p.groups)
             .any(|g| g.values.iter().any(|v| v.is_finite()));
-        let legend: Vec<LegendEntry> = if any_data {
-            names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| LegendEntry {
-                    label: n.clone(),
-                    color: series_color(i),
-                    swatch: Swatch::Fill,
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let body = common::header(root, &self.title, &legend)?;
-        if !any_data {
-            return common::no_data(&body, "");
-        }
-        let (cols, rows) = self.layout.grid(self.panels.len());
-        let areas = body.split_evenly((rows, cols));
-        for (panel, area) in self.panels.iter().zip(areas.iter()) {
-            self.draw_panel(area, panel, &names)?;
-        }
-        Ok(())
+        let legend: Vec<LegendEntry> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| LegendEntry {
+                label: n.clone(),
+                color: series_color(i),
+                swatch: Swatch::Fill,
+            })
+            .collect();
+        common::panel_grid(root, &self.title, &legend, any_data, &self.layout, &self.panels, |area, panel| {
+            self.draw_panel(area, panel, &names)
+        })
     }
 }
 

@@ -267,6 +267,29 @@ fn draw_swatch<DB: DrawingBackend>(
 }
 
 /// Draws "no data" in the middle of `area`, under an optional caption.
+/// The frame of a multi-panel figure: title and shared legend, then `draw` for each panel in a
+/// grid cell; "no data" instead when no panel has any finite value.
+pub(crate) fn panel_grid<DB: DrawingBackend, P>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    legend: &[LegendEntry],
+    any_data: bool,
+    layout: &super::Layout,
+    panels: &[P],
+    mut draw: impl FnMut(&DrawingArea<DB, Shift>, &P) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let body = header(root, title, if any_data { legend } else { &[] })?;
+    if !any_data {
+        return no_data(&body, "");
+    }
+    let (cols, rows) = layout.grid(panels.len());
+    let areas = body.split_evenly((rows, cols));
+    for (panel, area) in panels.iter().zip(areas.iter()) {
+        draw(area, panel)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn no_data<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     caption: &str,

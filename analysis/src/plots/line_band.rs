@@ -150,39 +150,28 @@ impl Figure for LineBandPlot {
             .any(|s| s.lower.is_some() && s.upper.is_some());
         let any_data = self.panels.iter().any(panel_has_data);
 
-        let mut legend: Vec<LegendEntry> = Vec::new();
-        if any_data {
-            legend = names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| LegendEntry {
-                    label: n.clone(),
-                    color: series_color(i),
-                    swatch: Swatch::Line {
-                        marker: self.markers.then(|| series_marker(i)),
-                        band: has_band,
-                    },
-                })
-                .collect();
-            if let (Some(label), true) = (&self.band_label, has_band) {
-                legend.push(LegendEntry {
-                    label: label.clone(),
-                    color: theme::TEXT_MUTED,
-                    swatch: Swatch::Band,
-                });
-            }
+        let mut legend: Vec<LegendEntry> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| LegendEntry {
+                label: n.clone(),
+                color: series_color(i),
+                swatch: Swatch::Line {
+                    marker: self.markers.then(|| series_marker(i)),
+                    band: has_band,
+                },
+            })
+            .collect();
+        if let (Some(label), true) = (&self.band_label, has_band) {
+            legend.push(LegendEntry {
+                label: label.clone(),
+                color: theme::TEXT_MUTED,
+                swatch: Swatch::Band,
+            });
         }
-        let body = common::header(root, &self.title, &legend)?;
-        if !any_data {
-            return common::no_data(&body, "");
-        }
-
-        let (cols, rows) = self.layout.grid(self.panels.len());
-        let areas = body.split_evenly((rows, cols));
-        for (panel, area) in self.panels.iter().zip(areas.iter()) {
-            self.draw_panel(area, panel, &names)?;
-        }
-        Ok(())
+        common::panel_grid(root, &self.title, &legend, any_data, &self.layout, &self.panels, |area, panel| {
+            self.draw_panel(area, panel, &names)
+        })
     }
 }
 

@@ -131,6 +131,17 @@ fn by_technique_and<'a>(
     out
 }
 
+/// The y values of (x, y) points grouped by x, in increasing x.
+fn group_by_x(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, Vec<f64>)> {
+    let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
+    for (x, y) in points {
+        by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(y);
+    }
+    let mut pts: Vec<(f64, Vec<f64>)> = by_x.into_values().collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts
+}
+
 fn safe_name(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect()
 }
@@ -442,21 +453,17 @@ fn curves(records: &[JobRecord], series: &str, band: Band, spec: &PlotSpec) -> L
             let series_list = techs
                 .iter()
                 .filter_map(|t| {
-                    let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-                    for r in index.get(&(subject.clone(), t.clone())).into_iter().flatten() {
-                        for (name, points) in &r.series {
-                            if name == series {
-                                for &(x, y) in points {
-                                    by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(y);
-                                }
-                            }
-                        }
-                    }
-                    if by_x.is_empty() {
+                    let pts = group_by_x(
+                        index
+                            .get(&(subject.clone(), t.clone()))
+                            .into_iter()
+                            .flatten()
+                            .flat_map(|r| r.series.iter().filter(|(name, _)| name == series))
+                            .flat_map(|(_, points)| points.iter().copied()),
+                    );
+                    if pts.is_empty() {
                         return None;
                     }
-                    let mut pts: Vec<(f64, Vec<f64>)> = by_x.into_values().collect();
-                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                     let x = pts.iter().map(|p| p.0).collect();
                     let stats: Vec<_> = pts.iter().map(|p| describe(&p.1).ok()).collect();
                     let mean = stats.iter().map(|d| d.as_ref().map_or(f64::NAN, |d| d.mean)).collect();
@@ -593,18 +600,16 @@ fn heat(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> Heatmap {
 /// Mean metric against a numeric parameter, one line per technique.
 fn sweep(records: &[JobRecord], metric_name: &str, x: &str, spec: &PlotSpec) -> LineSweep {
     let by = vec![x.to_string()];
+    let mut per_tech: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    for r in ok(records) {
+        if let (Some(xv), Some(v)) = (r.params.get(x).and_then(ParamValue::as_f64), metric(r, metric_name)) {
+            per_tech.entry(technique(r, &by)).or_default().push((xv, v));
+        }
+    }
     let series = techniques(records, &by)
         .into_iter()
         .map(|t| {
-            let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-            for r in ok(records).filter(|r| technique(r, &by) == t) {
-                let xv = r.params.get(x).and_then(ParamValue::as_f64);
-                if let (Some(xv), Some(v)) = (xv, metric(r, metric_name)) {
-                    by_x.entry(xv.to_bits()).or_insert((xv, Vec::new())).1.push(v);
-                }
-            }
-            let mut pts: Vec<(f64, Vec<f64>)> = by_x.into_values().collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let pts = group_by_x(per_tech.remove(&t).unwrap_or_default().into_iter());
             SweepSeries { name: t, x: pts.iter().map(|p| p.0).collect(), y: pts.iter().map(|p| mean_of(&p.1)).collect() }
         })
         .filter(|s| !s.x.is_empty())
