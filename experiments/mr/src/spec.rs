@@ -28,6 +28,7 @@ pub struct Feature {
     pub parameters: Vec<Parameter>,
     pub constraints: Vec<ConstraintDecl>,
     pub configuration: Configuration,
+    pub execution: Option<Execution>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +41,19 @@ pub struct Parameter {
     pub default: Option<String>,
     /// As written; see [`Parameter::is_required`].
     pub required: Option<String>,
+    /// Extension: concrete values that fill `<TBD>` when relations are executed (`values:`).
+    pub values: Vec<String>,
+}
+
+/// Extension: how to run a feature's queries against a live system over HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Execution {
+    /// URL with `{base}` standing for the system's base URL; test parameters become the query string.
+    pub url: String,
+    /// JSON pointer to the array of result items in a response.
+    pub items: String,
+    /// JSON pointer, inside one item, to its identity.
+    pub item_id: String,
 }
 
 /// A constraint as written, parsed in both modes.
@@ -264,6 +278,15 @@ struct RawFeature {
     #[serde(default, deserialize_with = "list")]
     constraints: Vec<RawConstraint>,
     configuration: Option<RawConfiguration>,
+    execution: Option<RawExecution>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "execution")]
+struct RawExecution {
+    url: Option<Scalar>,
+    items: Option<Scalar>,
+    item_id: Option<Scalar>,
 }
 
 #[derive(Deserialize)]
@@ -276,6 +299,8 @@ struct RawParameter {
     enum_values: Option<Vec<Scalar>>,
     default: Option<Scalar>,
     required: Option<Scalar>,
+    #[serde(default, deserialize_with = "list")]
+    values: Vec<Scalar>,
 }
 
 #[derive(Deserialize)]
@@ -362,6 +387,7 @@ fn build(raw: RawSpec) -> Result<Spec, Invalid> {
                 enum_values: rp.enum_values.map(|v| v.into_iter().map(|s| s.0).collect()),
                 default: rp.default.map(|s| s.0),
                 required: rp.required.map(|s| s.0),
+                values: rp.values.into_iter().map(|s| s.0).collect(),
             });
         }
         let known = |path: String, name: &str| -> Result<(), Invalid> {
@@ -461,12 +487,41 @@ fn build(raw: RawSpec) -> Result<Spec, Invalid> {
                 }
             }
         };
+        let execution = match rf.execution {
+            None => None,
+            Some(re) => {
+                let ep = format!("{fp}.execution");
+                let url = required(re.url, || ep.clone(), "url")?;
+                if !url.contains("{base}") {
+                    return Err((
+                        format!("{ep}.url"),
+                        "must contain `{base}` (the system's base URL, given at run time)".into(),
+                    ));
+                }
+                let pointer = |key: &str, v: Option<Scalar>| -> Result<String, Invalid> {
+                    let s = required(v, || ep.clone(), key)?;
+                    if !s.is_empty() && !s.starts_with('/') {
+                        return Err((
+                            format!("{ep}.{key}"),
+                            format!("{s:?} is not a JSON pointer (it must start with `/`)"),
+                        ));
+                    }
+                    Ok(s)
+                };
+                Some(Execution {
+                    url,
+                    items: pointer("items", re.items)?,
+                    item_id: pointer("item_id", re.item_id)?,
+                })
+            }
+        };
         features.push(Feature {
             id,
             description: rf.description.map(|s| s.0),
             parameters,
             constraints,
             configuration,
+            execution,
         });
     }
     Ok(Spec { features })

@@ -157,7 +157,8 @@ pub fn parse(
             .iter()
             .enumerate()
             .filter_map(|(i, name)| {
-                let v = rec.get(i + 1).unwrap_or("");
+                // Trimmed, as the original's CSV reader does.
+                let v = rec.get(i + 1).unwrap_or("").trim();
                 (!v.is_empty()).then(|| (name.clone(), v.to_string()))
             })
             .collect();
