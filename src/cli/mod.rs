@@ -1,6 +1,7 @@
 //! Command-line definitions and dispatch. Each subcommand lives in its own module.
 
 mod export;
+mod mr;
 mod progress;
 mod remote;
 mod report;
@@ -87,6 +88,9 @@ and every series a curve. A study still running is reported as far as it is fini
     /// Statistics without a study (Mann-Whitney U, Vargha-Delaney A12)
     #[command(subcommand)]
     Stats(stats::StatsCommand),
+    /// Metamorphic relations for query-based systems (MRG): generate, execute
+    #[command(subcommand)]
+    Mr(mr::MrCommand),
     /// Measure rigor itself
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -176,6 +180,7 @@ pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Results(a) => remote::results(a).await,
         Command::Report(a) => report::report(a).await,
         Command::Stats(c) => stats::stats(c),
+        Command::Mr(c) => mr::mr(c),
         Command::Bench(b) => bench::bench(b).await,
         Command::Executor => unreachable!("handled before the runtime starts"),
     }

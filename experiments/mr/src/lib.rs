@@ -8,6 +8,7 @@
 
 pub mod constraint;
 pub mod generate;
+pub mod input;
 pub mod javarandom;
 pub mod render;
 pub mod spec;
@@ -17,6 +18,7 @@ pub mod transform;
 
 pub use constraint::{Atom, Constraint, ConstraintError, ConstraintKind, ParseMode};
 pub use generate::{generate, Mr, Options, Run};
+pub use input::{run_seed, MrError, Subject};
 pub use javarandom::JavaRandom;
 pub use spec::{
     AllValue, CompleteFilter, Configuration, ConstraintDecl, DisjointFilter, Execution, Feature,

@@ -245,15 +245,17 @@ impl<'a> Transformation<'a> {
                 .iter()
                 .filter_map(|(p, all)| {
                     let en = sut.params[*p].enum_values.as_deref().unwrap_or(&[]);
-                    if en.len() > self.max_futcs {
-                        return None;
-                    }
-                    match (t.get(*p), all) {
-                        (Some(v), AllValue::Value(a)) if v == a => Some(others(en, Some(v))),
-                        (None, AllValue::Empty) => Some(en.to_vec()),
-                        _ => None,
-                    }
-                    .map(|values| Candidate { param: *p, values })
+                    let values = match (t.get(*p), all) {
+                        (Some(v), AllValue::Value(a)) if v == a => others(en, Some(v)),
+                        (None, AllValue::Empty) => en.to_vec(),
+                        _ => return None,
+                    };
+                    // One follow-up per value: the original counts the all-value too.
+                    let size = match sut.mode {
+                        Mode::Compat => en.len(),
+                        Mode::Native => values.len(),
+                    };
+                    (size <= self.max_futcs).then_some(Candidate { param: *p, values })
                 })
                 .collect(),
             MrType::EquivalenceExtend => sut
