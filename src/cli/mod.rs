@@ -180,7 +180,7 @@ pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Results(a) => remote::results(a).await,
         Command::Report(a) => report::report(a).await,
         Command::Stats(c) => stats::stats(c),
-        Command::Mr(c) => mr::mr(c),
+        Command::Mr(c) => mr::mr(c).await,
         Command::Bench(b) => bench::bench(b).await,
         Command::Executor => unreachable!("handled before the runtime starts"),
     }

@@ -10,7 +10,7 @@ mod params;
 mod registry;
 
 pub use noop::Noop;
-pub use params::{ParamSpec, ParamType, ParamValue, Params};
+pub use params::{check as check_params, ParamSpec, ParamType, ParamValue, Params};
 pub use registry::Registry;
 
 use std::collections::BTreeMap;

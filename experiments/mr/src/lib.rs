@@ -7,11 +7,14 @@
 //! of `java.util.Random` ([`javarandom`]), so compat mode writes the files the Java tool writes.
 
 pub mod constraint;
+pub mod execute;
 pub mod generate;
+pub mod http;
 pub mod input;
 pub mod javarandom;
 pub mod render;
 pub mod spec;
+pub mod technique;
 pub mod sut;
 pub mod tests_csv;
 pub mod transform;
@@ -26,4 +29,5 @@ pub use spec::{
 };
 pub use sut::{Mode, Sut, SutError, Test};
 pub use tests_csv::{SourceTest, TestsError};
+pub use technique::{Launcher, MrExecute, MrGenerate, Running};
 pub use transform::{Crash, MrType, Relation};

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::generate::Mr;
 use crate::sut::{Mode, ParamId, Sut, Test};
@@ -140,26 +140,16 @@ pub fn body(sut: &Sut, mr: &Mr) -> String {
     s
 }
 
-/// A duplicate key that ignores the order of the follow-ups: the source, the relation, and the
-/// sorted follow-up tests (each as its sorted parameter list).
+/// A duplicate key that ignores the order of the follow-ups: the if-line, the then-line and the
+/// sorted follow-up lines (each step's change). Chains that remove `a` then `b`, or `b` then `a`,
+/// test the same thing.
 pub fn unordered_key(sut: &Sut, mr: &Mr) -> String {
-    let canon = |t: &Test| {
-        let mut ps: Vec<String> = t
-            .params
-            .iter()
-            .map(|(p, v)| format!("{}={v}", sut.name(*p)))
-            .collect();
-        ps.sort();
-        ps.join("\u{1f}")
-    };
-    let mut fus: Vec<String> = mr.follow_ups.iter().map(canon).collect();
-    fus.sort();
-    format!(
-        "{}\u{1e}{}\u{1e}{}",
-        canon(&mr.source),
-        then_line(mr.ty),
-        fus.join("\u{1d}")
-    )
+    let text = body(sut, mr);
+    let mut lines: Vec<&str> = text.lines().collect();
+    let then = lines.pop().unwrap_or_default();
+    let mut steps = lines.split_off(1.min(lines.len()));
+    steps.sort_unstable();
+    format!("{}\n{}\n{then}", lines.join("\n"), steps.join("\n"))
 }
 
 pub fn local_distance(sut: &Sut, mr: &Mr) -> usize {
@@ -279,30 +269,33 @@ impl JavaCsv {
     }
 }
 
-/// One relation in the JSON output of native mode.
-#[derive(Debug, Serialize)]
-pub struct JsonMr<'a> {
-    pub id: &'a str,
+/// One relation in the JSON output of native mode (and the input of execution).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JsonMr {
+    pub id: String,
     #[serde(rename = "type")]
-    pub ty: &'static str,
+    pub ty: String,
     pub relation: String,
-    pub source_id: &'a str,
-    pub source: Vec<(&'a str, &'a str)>,
-    pub follow_ups: Vec<Vec<(&'a str, &'a str)>>,
+    pub source_id: String,
+    pub source: Vec<(String, String)>,
+    pub follow_ups: Vec<Vec<(String, String)>>,
     pub local_distance: usize,
     pub text: String,
 }
 
 pub fn json(sut: &Sut, mrs: &[Mr]) -> String {
+    let pairs = |t: &Test| -> Vec<(String, String)> {
+        t.params.iter().map(|(p, v)| (sut.name(*p).to_string(), v.clone())).collect()
+    };
     let items: Vec<JsonMr> = mrs
         .iter()
         .map(|mr| JsonMr {
-            id: &mr.id,
-            ty: mr.ty.name(),
+            id: mr.id.clone(),
+            ty: mr.ty.name().to_string(),
             relation: mr.ty.relation().to_string(),
-            source_id: &mr.source.id,
-            source: pairs(sut, &mr.source),
-            follow_ups: mr.follow_ups.iter().map(|f| pairs(sut, f)).collect(),
+            source_id: mr.source.id.clone(),
+            source: pairs(&mr.source),
+            follow_ups: mr.follow_ups.iter().map(pairs).collect(),
             local_distance: local_distance(sut, mr),
             text: body(sut, mr),
         })
@@ -310,10 +303,37 @@ pub fn json(sut: &Sut, mrs: &[Mr]) -> String {
     serde_json::to_string_pretty(&items).expect("plain data serializes")
 }
 
-fn pairs<'a>(sut: &'a Sut, t: &'a Test) -> Vec<(&'a str, &'a str)> {
-    t.params
-        .iter()
-        .map(|(p, v)| (sut.name(*p), v.as_str()))
+/// Reads relations written by [`json`] for the same feature; errors name the relation and field.
+pub fn read_json(sut: &Sut, text: &str) -> Result<Vec<Mr>, String> {
+    let items: Vec<JsonMr> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let at = |field: &str| format!("relation {i} ({}): {field}", j.id);
+            let ty = MrType::from_name(&j.ty).ok_or_else(|| format!("{}: unknown type {:?}", at("type"), j.ty))?;
+            let test = |id: String, ps: Vec<(String, String)>, field: &str| -> Result<Test, String> {
+                let params = ps
+                    .into_iter()
+                    .map(|(n, v)| {
+                        sut.param(&n)
+                            .map(|p| (p, v))
+                            .ok_or_else(|| format!("{}: {n:?} is not a parameter of {}", at(field), sut.feature))
+                    })
+                    .collect::<Result<_, _>>()?;
+                Ok(Test { id, params })
+            };
+            let source = test(j.source_id.clone(), j.source, "source")?;
+            if j.follow_ups.is_empty() {
+                return Err(format!("{}: empty", at("follow_ups")));
+            }
+            let follow_ups = j
+                .follow_ups
+                .into_iter()
+                .map(|f| test(j.source_id.clone(), f, "follow_ups"))
+                .collect::<Result<_, _>>()?;
+            Ok(Mr { id: j.id, ty, source, follow_ups })
+        })
         .collect()
 }
 

@@ -636,6 +636,17 @@ features:
     }
 
     #[test]
+    fn execution_block_and_value_pools() {
+        let text = "features:\n- id: a\n  parameters:\n  - {name: p, values: [1, x, 'y z']}\n  execution: {url: '{base}/search', items: /items, item_id: /id}\n";
+        let s = Spec::parse(text, "s.yml").unwrap();
+        let f = &s.features[0];
+        assert_eq!(f.parameters[0].values, ["1", "x", "y z"]);
+        let e = f.execution.as_ref().unwrap();
+        assert_eq!((e.url.as_str(), e.items.as_str(), e.item_id.as_str()), ("{base}/search", "/items", "/id"));
+        assert_eq!(Spec::parse("features:\n- id: a\n", "s.yml").unwrap().features[0].execution, None);
+    }
+
+    #[test]
     fn content_errors_name_the_field() {
         let cases = [
             ("features: []", "features"),
@@ -648,6 +659,9 @@ features:
             ("features:\n- id: a\n  configuration: {conjunctive_filters: [nope]}", "features[0].configuration.conjunctive_filters[0]"),
             ("features:\n- id: a\n  parameters: [{name: x}]\n  configuration: {complete_filters: [{parameter: x}]}", "features[0].configuration.complete_filters[0]"),
             ("features:\n- id: a\n  configuration: {limit_parameter: l}", "features[0].configuration.limit_parameter"),
+            ("features:\n- id: a\n  execution: {url: 'http://x', items: /i, item_id: /id}", "features[0].execution.url"),
+            ("features:\n- id: a\n  execution: {url: '{base}/s', items: items, item_id: /id}", "features[0].execution.items"),
+            ("features:\n- id: a\n  execution: {url: '{base}/s', items: /items}", "features[0].execution"),
         ];
         for (text, want) in cases {
             match err(text) {

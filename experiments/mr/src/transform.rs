@@ -75,6 +75,11 @@ impl MrType {
         }
     }
 
+    /// `conjunctive_contract`, ...: metric names.
+    pub fn snake(self) -> String {
+        self.name().to_ascii_lowercase()
+    }
+
     pub fn from_name(s: &str) -> Option<MrType> {
         MrType::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(s))
     }

@@ -144,6 +144,12 @@ proptest! {
         let again = generate(&sut, &tests, &opts).unwrap();
         prop_assert_eq!(render::text(&sut, "d", &run.mrs), render::text(&sut, "d", &again.mrs));
 
+        let back = render::read_json(&sut, &render::json(&sut, &run.mrs)).unwrap();
+        prop_assert_eq!(back.len(), run.mrs.len());
+        for (a, b) in back.iter().zip(&run.mrs) {
+            prop_assert_eq!((&a.id, a.ty, &a.source, &a.follow_ups), (&b.id, b.ty, &b.source, &b.follow_ups));
+        }
+
         let mut bodies = HashSet::new();
         for mr in &run.mrs {
             prop_assert!(bodies.insert(render::body(&sut, mr)), "duplicate {}", mr.id);
