@@ -35,6 +35,14 @@ pub struct NamedFigure {
     pub figure: Figure,
 }
 
+/// The records of the named experiments (all when none are named).
+fn only<'a>(records: &'a [JobRecord], experiments: &[String]) -> std::borrow::Cow<'a, [JobRecord]> {
+    if experiments.is_empty() {
+        return std::borrow::Cow::Borrowed(records);
+    }
+    std::borrow::Cow::Owned(records.iter().filter(|r| experiments.contains(&r.experiment)).cloned().collect())
+}
+
 fn ok(records: &[JobRecord]) -> impl Iterator<Item = &JobRecord> {
     records.iter().filter(|r| r.status == "ok")
 }
@@ -394,6 +402,7 @@ pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
             transpose: false,
             total: false,
             decimals: None,
+            experiments: Vec::new(),
         };
         let mut t = vec![blank(TableKind::Summary, metrics.clone())];
         t.extend(metrics.into_iter().map(|m| blank(TableKind::Comparison, vec![m])));
@@ -403,6 +412,7 @@ pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
     };
     let mut out = Vec::new();
     for t in specs {
+        let records = &*only(records, &t.experiments);
         let metrics = if t.metrics.is_empty() { metric_names(records) } else { t.metrics.clone() };
         let mut made: Vec<Table> = match t.kind {
             TableKind::Summary => summary_table(records, &metrics, &t.by).into_iter().collect(),
@@ -566,11 +576,10 @@ fn bars(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> GroupedBar
     }
 }
 
-/// Mean metric per technique (rows) and value of the `x` parameter or subject (columns).
+/// Mean metric per technique (rows) and value of the `x` parameter or subject (columns); with
+/// `metrics`, one row per metric instead (e.g. relation patterns × seeded faults).
 fn heat(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> Heatmap {
     let column = |r: &JobRecord| spec.x.as_ref().map_or(r.subject.clone(), |x| param_text(r, x));
-    let by: Vec<String> = spec.x.iter().cloned().collect();
-    let rows = techniques(records, &by);
     let mut cols: Vec<String> = Vec::new();
     for r in ok(records) {
         let c = column(r);
@@ -578,20 +587,40 @@ fn heat(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> Heatmap {
             cols.push(c);
         }
     }
-    let grouped = by_technique_and(records, metric_name, &by, column);
-    let values = rows
-        .iter()
-        .map(|t| cols.iter().map(|c| grouped.get(&(t.clone(), c.clone())).map_or(f64::NAN, |v| mean_of(v))).collect())
-        .collect();
+    let (rows, values, y_default, colorbar): (Vec<String>, Vec<Vec<f64>>, &str, String) = if spec.metrics.is_empty() {
+        let by: Vec<String> = spec.x.iter().cloned().collect();
+        let rows = techniques(records, &by);
+        let grouped = by_technique_and(records, metric_name, &by, column);
+        let values = rows
+            .iter()
+            .map(|t| cols.iter().map(|c| grouped.get(&(t.clone(), c.clone())).map_or(f64::NAN, |v| mean_of(v))).collect())
+            .collect();
+        (rows, values, "technique", metric_name.to_string())
+    } else {
+        let mut sums: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
+        for r in ok(records) {
+            let c = cols.iter().position(|x| *x == column(r)).expect("collected above");
+            for (i, m) in spec.metrics.iter().enumerate() {
+                if let Some(v) = metric(r, m) {
+                    sums.entry((i, c)).or_default().push(v);
+                }
+            }
+        }
+        let values = (0..spec.metrics.len())
+            .map(|i| (0..cols.len()).map(|c| sums.get(&(i, c)).map_or(f64::NAN, |v| mean_of(v))).collect())
+            .collect();
+        (spec.metrics.clone(), values, "metric", "mean".to_string())
+    };
+    let title_metric = if spec.metrics.is_empty() { metric_name.to_string() } else { spec.metrics.join(", ") };
     Heatmap {
-        title: spec.title.clone().unwrap_or_else(|| format!("mean {metric_name}")),
+        title: spec.title.clone().unwrap_or_else(|| format!("mean {title_metric}")),
         x_label: spec.x_label.clone().unwrap_or_else(|| spec.x.clone().unwrap_or_else(|| "subject".into())),
-        y_label: spec.y_label.clone().unwrap_or_else(|| "technique".into()),
+        y_label: spec.y_label.clone().unwrap_or_else(|| y_default.into()),
         row_labels: rows,
         col_labels: cols,
         values,
         value_range: None,
-        colorbar_label: metric_name.to_string(),
+        colorbar_label: colorbar,
         value_decimals: 2,
         layout: Layout::default(),
     }
@@ -628,7 +657,18 @@ fn sweep(records: &[JobRecord], metric_name: &str, x: &str, spec: &PlotSpec) -> 
 /// The figures the spec asks for, or by default a box plot per metric and a curve per series.
 pub fn figures(records: &[JobRecord], spec: &ReportSpec) -> Vec<NamedFigure> {
     let specs: Vec<PlotSpec> = if spec.plots.is_empty() {
-        let blank = |kind| PlotSpec { kind, series: None, metric: None, x: None, band: Band::Minmax, title: None, x_label: None, y_label: None };
+        let blank = |kind| PlotSpec {
+            kind,
+            series: None,
+            metric: None,
+            x: None,
+            band: Band::Minmax,
+            title: None,
+            x_label: None,
+            y_label: None,
+            metrics: Vec::new(),
+            experiments: Vec::new(),
+        };
         let mut p: Vec<PlotSpec> = series_names(records).into_iter().map(|s| PlotSpec { series: Some(s), ..blank(PlotKind::Curve) }).collect();
         p.extend(metric_names(records).into_iter().map(|m| PlotSpec { metric: Some(m), ..blank(PlotKind::Box) }));
         p
@@ -638,6 +678,7 @@ pub fn figures(records: &[JobRecord], spec: &ReportSpec) -> Vec<NamedFigure> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for p in specs {
+        let records = &*only(records, &p.experiments);
         let metric_name = p.metric.clone().unwrap_or_else(|| "value".into());
         let (stem, figure) = match p.kind {
             PlotKind::Curve => {
@@ -646,7 +687,10 @@ pub fn figures(records: &[JobRecord], spec: &ReportSpec) -> Vec<NamedFigure> {
             }
             PlotKind::Box => (format!("box-{}", safe_name(&metric_name)), Figure::Boxes(boxes(records, &metric_name, &p))),
             PlotKind::Bars => (format!("bars-{}", safe_name(&metric_name)), Figure::Bars(bars(records, &metric_name, &p))),
-            PlotKind::Heatmap => (format!("heatmap-{}", safe_name(&metric_name)), Figure::Heat(heat(records, &metric_name, &p))),
+            PlotKind::Heatmap => {
+                let stem = if p.metrics.is_empty() { metric_name.clone() } else { format!("metrics-{}", p.x.as_deref().unwrap_or("subject")) };
+                (format!("heatmap-{}", safe_name(&stem)), Figure::Heat(heat(records, &metric_name, &p)))
+            }
             PlotKind::Sweep => {
                 let x = p.x.clone().unwrap_or_default();
                 (format!("sweep-{}-{}", safe_name(&metric_name), safe_name(&x)), Figure::Sweep(sweep(records, &metric_name, &x, &p)))
@@ -701,6 +745,34 @@ mod tests {
     }
 
     #[test]
+    fn heatmap_of_metrics_against_a_parameter_and_experiment_filter() {
+        let mut recs = data();
+        for r in &mut recs {
+            r.metrics.push(("twice".into(), 2.0 * r.metrics[0].1));
+        }
+        let spec = PlotSpec {
+            kind: PlotKind::Heatmap,
+            series: None,
+            metric: None,
+            x: None,
+            band: Band::Minmax,
+            title: None,
+            x_label: None,
+            y_label: None,
+            metrics: vec!["cov".into(), "twice".into()],
+            experiments: vec!["wb".into()],
+        };
+        let report = ReportSpec { plots: vec![spec], ..ReportSpec::default() };
+        let figs = figures(&recs, &report);
+        let Figure::Heat(h) = &figs[0].figure else { panic!("not a heatmap") };
+        assert_eq!(figs[0].name, "heatmap-metrics-subject");
+        assert_eq!(h.row_labels, ["cov", "twice"]);
+        assert_eq!(h.col_labels, ["a", "b"]);
+        // wb only: subject a has 20..24 (mean 22), b has 7.
+        assert_eq!(h.values, vec![vec![22.0, 7.0], vec![44.0, 14.0]]);
+    }
+
+    #[test]
     fn comparison_table_matches_direct_statistics() {
         let spec = ReportSpec::default();
         let t = comparison_table(&data(), &spec, "cov", &["budget".to_string()]).unwrap();
@@ -742,6 +814,7 @@ mod tests {
             transpose: false,
             total: true,
             decimals: Some(1),
+            experiments: Vec::new(),
         };
         let w = wide_table(&data(), &t, &t.metrics.clone()).unwrap();
         assert_eq!(w.columns, ["subject", "budget", "bb", "wb"]);

@@ -18,12 +18,14 @@
 //! stat = "mean"                    # mean | median | sum | min | max
 //! transpose = true                 # metrics as rows, techniques as columns
 //! total = true                     # a last row with each column's mean (e.g. AFDE)
+//! experiments = ["exec"]           # any table or plot: only these experiments' jobs
 //!
 //! [[report.plot]]
 //! kind = "curve"                   # curve (series over x) | box | bars | heatmap | sweep
 //! series = "coverage"              # curve: the series name
 //! metric = "value"                 # box, bars, heatmap, sweep: the metric
 //! x = "threshold"                  # sweep: the swept parameter; heatmap: the column parameter
+//! metrics = ["killed_by_a", ...]   # heatmap: metrics as rows (default: techniques as rows)
 //! band = "minmax"                  # curve: minmax | ci95
 //! x_label = "budget (%)"
 //! y_label = "line coverage (%)"
@@ -128,6 +130,9 @@ pub struct TableSpec {
     pub total: bool,
     /// Decimals in the cells (default 2).
     pub decimals: Option<usize>,
+    /// Only these experiments' jobs (default: all).
+    #[serde(default)]
+    pub experiments: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -160,6 +165,12 @@ pub struct PlotSpec {
     pub title: Option<String>,
     pub x_label: Option<String>,
     pub y_label: Option<String>,
+    /// Heatmap: these metrics as rows (instead of one metric, techniques as rows).
+    #[serde(default)]
+    pub metrics: Vec<String>,
+    /// Only these experiments' jobs (default: all).
+    #[serde(default)]
+    pub experiments: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
