@@ -23,6 +23,24 @@ Within each subject and cell, every pair of techniques is compared (Mann-Whitney
 A12, Holm per cell) and the comparison table is rendered (LaTeX, Markdown, CSV). The same data then goes to \
 analysis/bench/scipy_pairwise.py (python3 with numpy and scipy) for the same computation. The last line is `speedup: <x>`.")]
     Analysis(AnalysisArgs),
+    /// Metamorphic relation generation: time per run on MRG's largest subjects and a 32-parameter one
+    #[command(after_help = "Examples:\n  rigor bench mr\n  rigor bench mr --runs 50 --mrg-dir experiments/mr/tests/fixtures/mrg\n\n\
+Times generation only (spec and tests loaded once), in compat mode (MRG's output) and native mode, for \
+Prestashop and Steam (the largest MRG subjects shipped with rigor) and a synthetic subject of 32 parameters \
+(27 conjunctive filters, 2 disjoint, 7 complete, 1 ordering; 20 source tests; ~1,000 relations per run). \
+The anchors are the original Java tool's published times on a 2-core machine (it cannot be run here: \
+its source is not shipped); the last line is `synthetic speedup vs 29 s: <x>`.")]
+    Mr(MrBenchArgs),
+}
+
+#[derive(Args)]
+pub struct MrBenchArgs {
+    /// Runs per subject and mode (seeds 1 + 10000*(i-1))
+    #[arg(long, default_value_t = 20)]
+    pub runs: usize,
+    /// Folder with the MRG subjects (Prestashop/, Steam/)
+    #[arg(long, default_value = "experiments/mr/tests/fixtures/mrg")]
+    pub mrg_dir: std::path::PathBuf,
 }
 
 #[derive(Args)]
@@ -113,7 +131,56 @@ pub async fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Scheduler(a) => scheduler(a).await,
         BenchCommand::Analysis(a) => analysis(a),
+        BenchCommand::Mr(a) => mr_bench(a),
     }
+}
+
+fn mr_bench(a: MrBenchArgs) -> anyhow::Result<ExitCode> {
+    use rigor_mr::{generate, run_seed, spec::Spec, synthetic, tests_csv, Mode, Options, Sut};
+    if a.runs == 0 {
+        return Err(super::UsageError("--runs must be at least 1".into()).into());
+    }
+    // (subject, spec text, tests text, the original's published seconds per run)
+    let mut subjects: Vec<(String, String, String, Option<f64>)> = Vec::new();
+    for (name, anchor) in [("Prestashop", 0.5), ("Steam", 0.7)] {
+        let dir = a.mrg_dir.join(name);
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).map_err(|e| anyhow::anyhow!("{}: {e} (run from the repository root or pass --mrg-dir)", dir.join(f).display()));
+        subjects.push((name.into(), read("spec.yml")?, read("testCases.csv")?, Some(anchor)));
+    }
+    subjects.push(("synthetic-32".into(), synthetic::spec_yaml(), synthetic::tests_csv(), Some(29.0)));
+    println!("{:<14} {:<7} {:>6} {:>9} {:>11} {:>12} {:>9}", "subject", "mode", "runs", "MRs/run", "ms/run", "original s", "speedup");
+    let mut synthetic_speedup = f64::NAN;
+    for (name, spec_text, tests_text, anchor) in &subjects {
+        let spec = Spec::parse(spec_text, format!("{name}/spec.yml"))?;
+        let f = &spec.features[0];
+        for mode in [Mode::Compat, Mode::Native] {
+            let sut = Sut::new(f, &f.id, mode)?;
+            let tests = sut.tests(&tests_csv::parse(tests_text, format!("{name}/testCases.csv"), f)?)?;
+            let mut mrs = 0;
+            let start = Instant::now();
+            for i in 1..=a.runs {
+                let opts = Options { seed: run_seed(1, i), ..Options::default() };
+                mrs += generate(&sut, &tests, &opts)?.mrs.len();
+            }
+            let per_run = start.elapsed().as_secs_f64() / a.runs as f64;
+            let (anchor_s, speedup) = match (mode, anchor) {
+                (Mode::Compat, Some(s)) => (format!("{s:.2}"), format!("{:.0}x", s / per_run)),
+                _ => ("-".into(), "-".into()),
+            };
+            if mode == Mode::Compat && name == "synthetic-32" {
+                synthetic_speedup = 29.0 / per_run;
+            }
+            let mode_name = if mode == Mode::Compat { "compat" } else { "native" };
+            println!(
+                "{name:<14} {mode_name:<7} {:>6} {:>9.1} {:>11.3} {anchor_s:>12} {speedup:>9}",
+                a.runs,
+                mrs as f64 / a.runs as f64,
+                per_run * 1e3
+            );
+        }
+    }
+    println!("synthetic speedup vs 29 s: {synthetic_speedup:.0}x");
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn scheduler(a: SchedulerArgs) -> anyhow::Result<ExitCode> {

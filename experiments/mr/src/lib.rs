@@ -16,6 +16,7 @@ pub mod render;
 pub mod spec;
 pub mod technique;
 pub mod sut;
+pub mod synthetic;
 pub mod tests_csv;
 pub mod transform;
 

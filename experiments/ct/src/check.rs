@@ -1,0 +1,206 @@
+//! The independent coverage checker: does a suite satisfy a criterion, and which tuples are
+//! missing? It shares nothing with the generators but the model: its own tuple enumeration and its
+//! own (plain, memoised) search for whether a tuple can be part of a conforming test.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::combos::Combinations;
+use crate::expr::{Expr, Truth};
+use crate::model::Model;
+
+/// A criterion a suite is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Criterion {
+    /// Every t-tuple allowed by the exclusion constraints is in a test that satisfies them.
+    Relevant(usize),
+    /// Every t-tuple allowed by exclusions and error constraints is in a valid test.
+    Valid(usize),
+    /// Per error constraint e: every tuple of e's parameters that violates e (and can, with every
+    /// other constraint satisfied), combined with every a-wise combination of the other
+    /// parameters' values, is in a test violating exactly e.
+    StrongInvalid(usize),
+}
+
+/// A tuple no conforming test covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// For strong invalid coverage: the error constraint's name.
+    pub error: Option<String>,
+    pub tuple: Vec<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub required: usize,
+    pub missing: Vec<Missing>,
+}
+
+impl Report {
+    pub fn ok(&self) -> bool {
+        self.missing.is_empty()
+    }
+}
+
+/// Whether some full test extends `partial` and satisfies every constraint (plain backtracking
+/// over the constrained parameters, memoised on their assignment).
+struct Extends<'a> {
+    model: &'a Model,
+    constraints: Vec<&'a Expr>,
+    negated: Option<&'a Expr>,
+    vars: Vec<usize>,
+    memo: HashMap<Vec<Option<usize>>, bool>,
+}
+
+impl<'a> Extends<'a> {
+    fn new(model: &'a Model, constraints: Vec<&'a Expr>, negated: Option<&'a Expr>) -> Self {
+        let mut vars: Vec<usize> = constraints.iter().chain(negated.iter()).flat_map(|c| c.params()).collect();
+        vars.sort_unstable();
+        vars.dedup();
+        Extends { model, constraints, negated, vars, memo: HashMap::new() }
+    }
+
+    fn ok(&self, t: &[Option<usize>]) -> bool {
+        self.constraints.iter().all(|c| c.eval(self.model, t) != Truth::False)
+            && self.negated.is_none_or(|e| e.eval(self.model, t) != Truth::True)
+    }
+
+    fn test(&mut self, partial: &[Option<usize>]) -> bool {
+        let mut t = vec![None; self.model.params.len()];
+        for &p in &self.vars {
+            t[p] = partial[p];
+        }
+        let key: Vec<Option<usize>> = self.vars.iter().map(|&p| t[p]).collect();
+        if let Some(&r) = self.memo.get(&key) {
+            return r;
+        }
+        let r = self.dfs(&mut t, 0);
+        self.memo.insert(key, r);
+        r
+    }
+
+    fn dfs(&self, t: &mut Vec<Option<usize>>, i: usize) -> bool {
+        if !self.ok(t) {
+            return false;
+        }
+        let Some(&p) = self.vars[i..].iter().find(|&&p| t[p].is_none()) else { return true };
+        for v in 0..self.model.params[p].values.len() {
+            t[p] = Some(v);
+            if self.dfs(t, i) {
+                t[p] = None;
+                return true;
+            }
+        }
+        t[p] = None;
+        false
+    }
+
+    fn full(&self, test: &[usize]) -> bool {
+        let t: Vec<Option<usize>> = test.iter().map(|&v| Some(v)).collect();
+        self.constraints.iter().all(|c| c.eval(self.model, &t) == Truth::True)
+            && self.negated.is_none_or(|e| e.eval(self.model, &t) == Truth::False)
+    }
+}
+
+/// Every t-tuple that `ext` allows, missing from the conforming tests of `suite`.
+fn t_wise(model: &Model, suite: &[Vec<usize>], t: usize, ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
+    let n = model.params.len();
+    let free: Vec<usize> = (0..n).filter(|p| !fixed.iter().any(|(q, _)| q == p)).collect();
+    let conforming: Vec<&Vec<usize>> =
+        suite.iter().filter(|s| ext.full(s) && fixed.iter().all(|&(p, v)| s[p] == v)).collect();
+    for combo in Combinations::new(free.len(), t.min(free.len())) {
+        let params: Vec<usize> = combo.iter().map(|&i| free[i]).collect();
+        let present: HashSet<Vec<usize>> = conforming.iter().map(|s| params.iter().map(|&p| s[p]).collect()).collect();
+        let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
+        let mut vals = vec![0usize; params.len()];
+        loop {
+            let mut partial = vec![None; n];
+            for &(p, v) in fixed {
+                partial[p] = Some(v);
+            }
+            for (&p, &v) in params.iter().zip(&vals) {
+                partial[p] = Some(v);
+            }
+            if ext.test(&partial) {
+                report.required += 1;
+                if !present.contains(&vals) {
+                    let mut tuple: Vec<(usize, usize)> = fixed.to_vec();
+                    tuple.extend(params.iter().copied().zip(vals.iter().copied()));
+                    report.missing.push(Missing { error: error.map(String::from), tuple });
+                }
+            }
+            // Next value combination.
+            let mut i = vals.len();
+            let mut carry = true;
+            while carry && i > 0 {
+                i -= 1;
+                vals[i] += 1;
+                if vals[i] < sizes[i] {
+                    carry = false;
+                } else {
+                    vals[i] = 0;
+                }
+            }
+            if carry {
+                break;
+            }
+        }
+    }
+}
+
+/// Every value combination of `params` (mixed radix, last fastest).
+pub(crate) fn assignments<'a>(model: &'a Model, params: &'a [usize]) -> impl Iterator<Item = Vec<usize>> + 'a {
+    let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
+    let total: usize = sizes.iter().product();
+    (0..total).map(move |mut i| {
+        let mut vals = vec![0; sizes.len()];
+        for k in (0..sizes.len()).rev() {
+            vals[k] = i % sizes[k];
+            i /= sizes[k];
+        }
+        vals
+    })
+}
+
+/// Checks `suite` against `criterion`.
+pub fn check(model: &Model, suite: &[Vec<usize>], criterion: Criterion) -> Report {
+    let mut report = Report::default();
+    let exclusions: Vec<&Expr> = model.exclusions.iter().collect();
+    match criterion {
+        Criterion::Relevant(t) => {
+            let mut ext = Extends::new(model, exclusions, None);
+            t_wise(model, suite, t, &mut ext, &[], None, &mut report);
+        }
+        Criterion::Valid(t) => {
+            let all: Vec<&Expr> = exclusions.iter().copied().chain(model.errors.iter().map(|e| &e.expr)).collect();
+            let mut ext = Extends::new(model, all, None);
+            t_wise(model, suite, t, &mut ext, &[], None, &mut report);
+        }
+        Criterion::StrongInvalid(a) => {
+            for (i, e) in model.errors.iter().enumerate() {
+                let others: Vec<&Expr> = exclusions
+                    .iter()
+                    .copied()
+                    .chain(model.errors.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, f)| &f.expr))
+                    .collect();
+                let mut ext = Extends::new(model, others, Some(&e.expr));
+                // Every violating assignment of e's own parameters...
+                let ps = e.expr.params();
+                let tuples: Vec<Vec<(usize, usize)>> = assignments(model, &ps)
+                    .filter(|vals| {
+                        let mut partial = vec![None; model.params.len()];
+                        for (&p, &v) in ps.iter().zip(vals) {
+                            partial[p] = Some(v);
+                        }
+                        ext.test(&partial)
+                    })
+                    .map(|vals| ps.iter().copied().zip(vals).collect())
+                    .collect();
+                // ...combined with every a-wise combination of the others.
+                for tu in tuples {
+                    t_wise(model, suite, a, &mut ext, &tu, Some(&e.name), &mut report);
+                }
+            }
+        }
+    }
+    report
+}

@@ -1,0 +1,205 @@
+//! Complete constraint handling: can a partial test be extended to a full test that satisfies
+//! every constraint of a set?
+//!
+//! Parameters linked by constraints form components; a partial test extends iff its restriction to
+//! each component it touches does (components are independent). Within a component a backtracking
+//! search assigns the free parameters, pruning as soon as a constraint evaluates to false under
+//! three-valued logic. Answers are cached per component and assignment.
+
+use std::collections::HashMap;
+
+use crate::expr::{Expr, Truth};
+use crate::model::Model;
+
+pub struct Solver<'m> {
+    model: &'m Model,
+    constraints: Vec<Expr>,
+    /// Allowed values per parameter (all of them unless restricted).
+    domains: Vec<Vec<usize>>,
+    /// Component of each parameter (`None`: in no constraint and unrestricted).
+    component: Vec<Option<usize>>,
+    /// Per component: its parameters and its constraints.
+    members: Vec<Vec<usize>>,
+    rules: Vec<Vec<usize>>,
+    cache: HashMap<(usize, Vec<Option<usize>>), bool>,
+    pub calls: u64,
+}
+
+impl<'m> Solver<'m> {
+    /// `domains[p]`: the values parameter p may take (e.g. one value when fixed).
+    pub fn new(model: &'m Model, constraints: Vec<Expr>, domains: Vec<Vec<usize>>) -> Self {
+        let n = model.params.len();
+        // Union-find over parameters sharing a constraint.
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(parent: &mut [usize], x: usize) -> usize {
+            let mut r = x;
+            while parent[r] != r {
+                r = parent[r];
+            }
+            let mut y = x;
+            while parent[y] != r {
+                let next = parent[y];
+                parent[y] = r;
+                y = next;
+            }
+            r
+        }
+        let cparams: Vec<Vec<usize>> = constraints.iter().map(|c| c.params()).collect();
+        for ps in &cparams {
+            for w in ps.windows(2) {
+                let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+                parent[a] = b;
+            }
+        }
+        let mut root_id: HashMap<usize, usize> = HashMap::new();
+        let mut component = vec![None; n];
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut involved = vec![false; n];
+        for ps in &cparams {
+            for &p in ps {
+                involved[p] = true;
+            }
+        }
+        for p in 0..n {
+            let restricted = domains[p].len() < model.params[p].values.len();
+            if !involved[p] && !restricted {
+                continue;
+            }
+            let r = find(&mut parent, p);
+            let id = *root_id.entry(r).or_insert_with(|| {
+                members.push(Vec::new());
+                members.len() - 1
+            });
+            component[p] = Some(id);
+            members[id].push(p);
+        }
+        let mut rules = vec![Vec::new(); members.len()];
+        for (i, ps) in cparams.iter().enumerate() {
+            match ps.first() {
+                Some(&p) => rules[component[p].expect("constrained")].push(i),
+                // A constraint on no parameter: constant; keep it in every component check.
+                None => {}
+            }
+        }
+        Solver { model, constraints, domains, component, members, rules, cache: HashMap::new(), calls: 0 }
+    }
+
+    pub fn domains(&self) -> &[Vec<usize>] {
+        &self.domains
+    }
+
+    /// Whether the set is satisfiable at all (constant constraints included).
+    pub fn satisfiable(&mut self) -> bool {
+        let empty = vec![None; self.model.params.len()];
+        let constant_ok = self
+            .constraints
+            .iter()
+            .filter(|c| c.params().is_empty())
+            .all(|c| c.eval(self.model, &empty) != Truth::False);
+        constant_ok && (0..self.members.len()).all(|c| self.component_ok(c, &empty))
+    }
+
+    /// Whether `test` (None = free) extends to a full test satisfying every constraint, assuming
+    /// the set is satisfiable. Values outside a parameter's domain make it false.
+    pub fn extensible(&mut self, test: &[Option<usize>]) -> bool {
+        self.calls += 1;
+        let mut touched: Vec<usize> = Vec::new();
+        for (p, v) in test.iter().enumerate() {
+            if let Some(v) = v {
+                match self.component[p] {
+                    Some(c) => {
+                        if !touched.contains(&c) {
+                            touched.push(c);
+                        }
+                    }
+                    None => {}
+                }
+                if self.domains[p].len() < self.model.params[p].values.len() && !self.domains[p].contains(v) {
+                    return false;
+                }
+            }
+        }
+        touched.into_iter().all(|c| self.component_ok(c, test))
+    }
+
+    /// Whether the parameters in `params` (with values `vals`) extend; a t-tuple check.
+    pub fn tuple_ok(&mut self, params: &[usize], vals: &[usize]) -> bool {
+        if params.iter().all(|&p| self.component[p].is_none()) {
+            return true;
+        }
+        let mut test = vec![None; self.model.params.len()];
+        for (&p, &v) in params.iter().zip(vals) {
+            test[p] = Some(v);
+        }
+        self.extensible(&test)
+    }
+
+    fn component_ok(&mut self, c: usize, test: &[Option<usize>]) -> bool {
+        let key: Vec<Option<usize>> = self.members[c].iter().map(|&p| test[p]).collect();
+        if let Some(&r) = self.cache.get(&(c, key.clone())) {
+            return r;
+        }
+        let mut work = vec![None; self.model.params.len()];
+        for (&p, v) in self.members[c].iter().zip(&key) {
+            work[p] = *v;
+        }
+        let free: Vec<usize> = self.members[c].iter().copied().filter(|&p| work[p].is_none()).collect();
+        let r = self.search(c, &mut work, &free, 0);
+        self.cache.insert((c, key), r);
+        r
+    }
+
+    fn consistent(&self, c: usize, work: &[Option<usize>]) -> bool {
+        self.rules[c].iter().all(|&i| self.constraints[i].eval(self.model, work) != Truth::False)
+    }
+
+    fn search(&self, c: usize, work: &mut Vec<Option<usize>>, free: &[usize], i: usize) -> bool {
+        if !self.consistent(c, work) {
+            return false;
+        }
+        if i == free.len() {
+            return true;
+        }
+        let p = free[i];
+        for k in 0..self.domains[p].len() {
+            work[p] = Some(self.domains[p][k]);
+            if self.search(c, work, free, i + 1) {
+                work[p] = None;
+                return true;
+            }
+        }
+        work[p] = None;
+        false
+    }
+
+    /// Completes `test` into a full test satisfying every constraint, preferring for each free
+    /// parameter the first value that keeps the test extensible. `None` if it does not extend.
+    pub fn complete(&mut self, test: &[Option<usize>]) -> Option<Vec<usize>> {
+        if !self.extensible(test) {
+            return None;
+        }
+        let mut t = test.to_vec();
+        for p in 0..t.len() {
+            if t[p].is_some() {
+                continue;
+            }
+            let mut chosen = None;
+            for k in 0..self.domains[p].len() {
+                t[p] = Some(self.domains[p][k]);
+                if self.component[p].is_none() || self.extensible(&t) {
+                    chosen = t[p];
+                    break;
+                }
+            }
+            t[p] = Some(chosen?);
+        }
+        Some(t.into_iter().map(|v| v.expect("assigned")).collect())
+    }
+
+    /// Whether a full test satisfies every constraint (no search).
+    pub fn satisfies(&self, test: &[usize]) -> bool {
+        let t: Vec<Option<usize>> = test.iter().map(|&v| Some(v)).collect();
+        self.constraints.iter().all(|c| c.eval(self.model, &t) == Truth::True)
+            && test.iter().enumerate().all(|(p, v)| self.domains[p].contains(v))
+    }
+}
