@@ -31,6 +31,27 @@ Prestashop and Steam (the largest MRG subjects shipped with rigor) and a synthet
 The anchors are the original Java tool's published times on a 2-core machine (it cannot be run here: \
 its source is not shipped); the last line is `synthetic speedup vs 29 s: <x>`.")]
     Mr(MrBenchArgs),
+    /// Covering arrays: suite sizes and times on unconstrained arrays and the CASA benchmarks
+    #[command(after_help = "Examples:\n  rigor bench ct\n  rigor bench ct --only unconstrained\n\n\
+Every suite is verified by the independent coverage checker before its size is printed. Best-known sizes \
+of unconstrained arrays are Colbourn's tables (experiments/ct/tests/fixtures/casa/NOTE.md).")]
+    Ct(CtBenchArgs),
+}
+
+#[derive(Args)]
+pub struct CtBenchArgs {
+    /// unconstrained | casa | all
+    #[arg(long, default_value = "all")]
+    pub only: String,
+    /// Folder with the CASA models
+    #[arg(long, default_value = "experiments/ct/tests/fixtures/casa")]
+    pub casa_dir: std::path::PathBuf,
+    /// Variants per model (the natural order, then seeded random orders); the smallest is kept
+    #[arg(long, default_value_t = 1)]
+    pub tries: usize,
+    /// Time budget per model for the variants
+    #[arg(long, default_value_t = 8.0)]
+    pub budget_s: f64,
 }
 
 #[derive(Args)]
@@ -132,7 +153,82 @@ pub async fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Scheduler(a) => scheduler(a).await,
         BenchCommand::Analysis(a) => analysis(a),
         BenchCommand::Mr(a) => mr_bench(a),
+        BenchCommand::Ct(a) => ct_bench(a),
     }
+}
+
+/// `counts` like [(4, 15), (3, 17), (2, 29)]: 4^15 3^17 2^29.
+fn uniform_model(counts: &[(usize, usize)]) -> rigor_ct::Model {
+    let mut params = Vec::new();
+    for &(size, n) in counts {
+        for _ in 0..n {
+            params.push(rigor_ct::Param {
+                name: format!("p{}", params.len()),
+                values: (0..size).map(|v| v.to_string()).collect(),
+                invalid: vec![],
+            });
+        }
+    }
+    rigor_ct::Model { name: "unconstrained".into(), params, ..Default::default() }
+}
+
+fn ct_bench(a: CtBenchArgs) -> anyhow::Result<ExitCode> {
+    use rigor_ct::check::{check, Criterion};
+    use rigor_ct::ipog::Variant;
+    use rigor_ct::suite::{generate, Goal};
+    let run = |label: &str, model: &rigor_ct::Model, t: usize, reference: &str| -> anyhow::Result<()> {
+        let start = Instant::now();
+        let suite = if a.tries > 1 {
+            rigor_ct::suite::generate_best(model, Goal::Relevant(t), std::time::Duration::from_secs_f64(a.budget_s), a.tries)?
+        } else {
+            generate(model, Goal::Relevant(t), Variant::default())?
+        };
+        let secs = start.elapsed().as_secs_f64();
+        let report = check(model, &suite, Criterion::Relevant(t));
+        anyhow::ensure!(report.ok(), "{label} t={t}: the checker finds {} missing tuples", report.missing.len());
+        println!("{label:<22} {t:>2} {:>8} {secs:>9.3} {reference:>24}", suite.len());
+        Ok(())
+    };
+    println!("{:<22} {:>2} {:>8} {:>9} {:>24}", "model", "t", "tests", "seconds", "reference");
+    if a.only != "casa" {
+        let cases: [(&str, &[(usize, usize)], usize, &str); 13] = [
+            ("3^4", &[(3, 4)], 2, "best 9"),
+            ("3^13", &[(3, 13)], 2, "best 15, PICT 18"),
+            ("4^15 3^17 2^29", &[(4, 15), (3, 17), (2, 29)], 2, "PICT 37, best 29"),
+            ("4^1 3^39 2^35", &[(4, 1), (3, 39), (2, 35)], 2, "-"),
+            ("2^100", &[(2, 100)], 2, "best 10"),
+            ("10^20", &[(10, 20)], 2, "best 155, PICT 210"),
+            ("3^6", &[(3, 6)], 3, "best 33"),
+            ("4^6", &[(4, 6)], 3, "best 64"),
+            ("5^6", &[(5, 6)], 3, "best 125"),
+            ("6^6", &[(6, 6)], 3, "best 258"),
+            ("3^13", &[(3, 13)], 3, "best 45"),
+            ("4^10", &[(4, 10)], 3, "best 100"),
+            ("2^100", &[(2, 100)], 3, "best 33"),
+        ];
+        for (label, counts, t, reference) in cases {
+            run(label, &uniform_model(counts), t, reference)?;
+        }
+    }
+    if a.only != "unconstrained" {
+        // (file stem, label, ACTS 2.92 at t=2 and t=3, PICT at t=2 and t=3)
+        let casa = [
+            ("spins", "SPIN-S", [26, 98], [29, 130]),
+            ("spinv", "SPIN-V", [45, 286], [63, 340]),
+            ("gcc", "GCC", [23, 108], [32, 131]),
+            ("apache", "Apache", [33, 173], [40, 198]),
+            ("bugzilla", "Bugzilla", [19, 68], [19, 71]),
+        ];
+        for (stem, label, acts, pict) in casa {
+            let path = a.casa_dir.join(format!("{stem}_2way.model"));
+            let (model, _) = rigor_ct::parse::casa::read_with_strength(&path)
+                .map_err(|e| anyhow::anyhow!("{e} (run from the repository root or pass --casa-dir)"))?;
+            for (i, t) in [2usize, 3].into_iter().enumerate() {
+                run(label, &model, t, &format!("ACTS {}, PICT {}", acts[i], pict[i]))?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn mr_bench(a: MrBenchArgs) -> anyhow::Result<ExitCode> {

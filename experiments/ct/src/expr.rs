@@ -6,7 +6,6 @@
 //! prune early without being wrong.
 
 use std::cmp::Ordering;
-use std::fmt;
 
 use crate::model::Model;
 
@@ -170,52 +169,9 @@ impl Expr {
         }
     }
 
-    /// Renders in the native syntax, parameter names taken from `model`.
-    pub fn display<'a>(&'a self, model: &'a Model) -> impl fmt::Display + 'a {
-        Shown(self, model)
-    }
-}
-
-struct Shown<'a>(&'a Expr, &'a Model);
-
-fn quote(v: &str) -> String {
-    format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-impl fmt::Display for Shown<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let m = self.1;
-        let operand = |o: &Operand| match o {
-            Operand::Param(p) => m.params[*p].name.clone(),
-            Operand::Const(c) => quote(c),
-        };
-        let join = |es: &[Expr], sep: &str| {
-            es.iter().map(|e| format!("({})", Shown(e, m))).collect::<Vec<_>>().join(sep)
-        };
-        match self.0 {
-            Expr::Bool(b) => write!(f, "{b}"),
-            Expr::Cmp(a, op, b) => {
-                let op = match op {
-                    CmpOp::Eq => "==",
-                    CmpOp::Ne => "!=",
-                    CmpOp::Lt => "<",
-                    CmpOp::Le => "<=",
-                    CmpOp::Gt => ">",
-                    CmpOp::Ge => ">=",
-                };
-                write!(f, "{} {op} {}", operand(a), operand(b))
-            }
-            Expr::In(p, set) => {
-                let vs: Vec<String> = set.iter().map(|v| quote(v)).collect();
-                write!(f, "{} in {{{}}}", m.params[*p].name, vs.join(", "))
-            }
-            Expr::Not(e) => write!(f, "!({})", Shown(e, m)),
-            Expr::And(es) if es.is_empty() => write!(f, "true"),
-            Expr::Or(es) if es.is_empty() => write!(f, "false"),
-            Expr::And(es) => write!(f, "{}", join(es, " && ")),
-            Expr::Or(es) => write!(f, "{}", join(es, " || ")),
-            Expr::Implies(a, b) => write!(f, "({}) => ({})", Shown(a, m), Shown(b, m)),
-        }
+    /// Renders in the native syntax (the parser's printer), parameter names taken from `model`.
+    pub fn display(&self, model: &Model) -> String {
+        crate::parse::expr::to_native(self, model)
     }
 }
 

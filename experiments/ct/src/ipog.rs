@@ -154,16 +154,27 @@ fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[us
     let mut cov = Coverage::new(earlier, domains, k, t);
     let dk = cov.dk;
     let mut counts = vec![0usize; dk];
+    let mut weights = vec![0usize; dk];
     let mut ranked: Vec<usize> = Vec::with_capacity(dk);
+    // Uncovered tuples per value of k: ties go to the value still most needed, which spreads
+    // values evenly instead of piling the misses onto one combination.
+    let per_value: usize = cov.radix.iter().map(|r| r.iter().product::<usize>()).sum();
+    let mut needed = vec![per_value; dk];
+    // Uncovered tuples per combination. Each leftover of one combination will need a row of its
+    // own in vertical growth, while leftovers of different combinations can share rows: among
+    // values covering as many tuples, prefer those of combinations that lack the most.
+    let mut left: Vec<usize> = cov.radix.iter().map(|r| r.iter().product::<usize>() * dk).collect();
     for r in 0..rows.len() {
         counts.iter_mut().for_each(|c| *c = 0);
+        weights.iter_mut().for_each(|c| *c = 0);
         let bases: Vec<Option<usize>> = (0..cov.combos.len()).map(|c| cov.base(c, &rows[r], &pos)).collect();
         for (c, b) in bases.iter().enumerate() {
             if let Some(b) = b {
-                for (v, count) in counts.iter_mut().enumerate() {
+                for v in 0..dk {
                     let i = b * dk + v;
                     if cov.bits[c][i / 64] >> (i % 64) & 1 == 1 {
-                        *count += 1;
+                        counts[v] += 1;
+                        weights[v] += left[c];
                     }
                 }
             }
@@ -171,7 +182,7 @@ fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[us
         ranked.clear();
         ranked.extend(0..dk);
         // Most new tuples first; ties keep domain order (stable sort).
-        ranked.sort_by_key(|&v| std::cmp::Reverse(counts[v]));
+        ranked.sort_by_key(|&v| (std::cmp::Reverse(counts[v]), std::cmp::Reverse(weights[v]), std::cmp::Reverse(needed[v])));
         let mut chosen = None;
         for &v in &ranked {
             rows[r][k] = Some(domains[k][v]);
@@ -185,7 +196,11 @@ fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[us
                 for (c, b) in bases.iter().enumerate() {
                     if let Some(b) = b {
                         let i = b * dk + v;
-                        cov.bits[c][i / 64] &= !(1u64 << (i % 64));
+                        if cov.bits[c][i / 64] >> (i % 64) & 1 == 1 {
+                            cov.bits[c][i / 64] &= !(1u64 << (i % 64));
+                            left[c] -= 1;
+                            needed[v] -= 1;
+                        }
                     }
                 }
             }

@@ -12,3 +12,6 @@ pub mod combos;
 pub mod ipog;
 pub mod solver;
 pub mod suite;
+pub mod export;
+pub mod parse;
+pub use parse::{Format, ParseError};

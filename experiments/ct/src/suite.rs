@@ -66,6 +66,29 @@ pub fn generate(model: &Model, goal: Goal, variant: Variant) -> Result<Vec<Vec<u
     }
 }
 
+/// The smallest of several variants: the natural order first, then seeded random orders while
+/// the time spent stays under `budget` (at most `max_tries` in all). Deterministic for a given
+/// count of tries; the budget only decides how many are made.
+pub fn generate_best(
+    model: &Model,
+    goal: Goal,
+    budget: std::time::Duration,
+    max_tries: usize,
+) -> Result<Vec<Vec<usize>>, SuiteError> {
+    let start = std::time::Instant::now();
+    let mut best = generate(model, goal, Variant::default())?;
+    let once = start.elapsed();
+    let mut seed = 1;
+    while (seed as usize) < max_tries && start.elapsed() + once < budget {
+        let s = generate(model, goal, Variant { seed: Some(seed), reduce: true })?;
+        if s.len() < best.len() {
+            best = s;
+        }
+        seed += 1;
+    }
+    Ok(best)
+}
+
 /// For each error constraint e and each assignment of e's parameters that violates it (and can,
 /// with all other constraints satisfied): an a-wise suite of the other parameters with that
 /// assignment fixed. a = 0 gives one test per invalid assignment (single-error coverage).
