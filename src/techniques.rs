@@ -3,12 +3,35 @@
 
 use std::sync::Arc;
 
+use rigor_ct::technique::{CtExecute, CtSuite, System};
 use rigor_mr::{Launcher, MrExecute, MrGenerate, Running};
 use rigor_mr_movies::Mutant;
 use rigor_technique::{Noop, Registry};
 
 pub fn registry() -> Registry {
-    Registry::new().with(Noop).with(MrGenerate).with(MrExecute::new(Some(Arc::new(Shipped))))
+    Registry::new()
+        .with(Noop)
+        .with(MrGenerate)
+        .with(MrExecute::new(Some(Arc::new(Shipped))))
+        .with(CtSuite)
+        .with(CtExecute::new(vec![("insurance", Arc::new(Insurance))]))
+}
+
+/// The CRT case study's insurance-application service (rigor-ct-insurance) and its 13 faults.
+pub struct Insurance;
+
+impl System for Insurance {
+    fn faults(&self) -> Vec<&'static str> {
+        rigor_ct_insurance::FAULTS.iter().map(|f| f.name()).collect()
+    }
+
+    fn respond(&self, version: &str, test: &[usize]) -> String {
+        let v = rigor_ct_insurance::FAULTS.into_iter().find(|f| f.name() == version).unwrap_or(rigor_ct_insurance::Version::Correct);
+        match rigor_ct_insurance::respond(v, test) {
+            rigor_ct_insurance::Response::Success => "SUCCESS".into(),
+            rigor_ct_insurance::Response::Error(code) => code.into(),
+        }
+    }
 }
 
 /// Starts the shipped query-based systems (today: `movies`, rigor-mr-movies).

@@ -1,5 +1,6 @@
 //! Command-line definitions and dispatch. Each subcommand lives in its own module.
 
+mod ct;
 mod export;
 mod mr;
 mod progress;
@@ -88,6 +89,9 @@ and every series a curve. A study still running is reported as far as it is fini
     /// Statistics without a study (Mann-Whitney U, Vargha-Delaney A12)
     #[command(subcommand)]
     Stats(stats::StatsCommand),
+    /// Combinatorial testing: covering arrays (IPOG-C) and robustness suites; check suites
+    #[command(subcommand)]
+    Ct(ct::CtCommand),
     /// Metamorphic relations for query-based systems (MRG): generate, execute
     #[command(subcommand)]
     Mr(mr::MrCommand),
@@ -181,6 +185,7 @@ pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Report(a) => report::report(a).await,
         Command::Stats(c) => stats::stats(c),
         Command::Mr(c) => mr::mr(c).await,
+        Command::Ct(c) => tokio::task::spawn_blocking(move || ct::ct(c)).await?,
         Command::Bench(b) => bench::bench(b).await,
         Command::Executor => unreachable!("handled before the runtime starts"),
     }

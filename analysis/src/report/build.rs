@@ -35,6 +35,39 @@ pub struct NamedFigure {
     pub figure: Figure,
 }
 
+/// Records without the parameters that are constant within their experiment and that the report
+/// does not split or plot by: technique labels then name only what varies (`relevant
+/// (strength=2)`, not every fixed setting).
+fn without_constant_params<'a>(records: &'a [JobRecord], spec: &ReportSpec) -> std::borrow::Cow<'a, [JobRecord]> {
+    let used: BTreeSet<&str> = spec
+        .tables
+        .iter()
+        .flat_map(|t| t.by.iter().map(String::as_str))
+        .chain(spec.plots.iter().filter_map(|p| p.x.as_deref()))
+        .collect();
+    let mut values: BTreeMap<(&str, &str), BTreeSet<String>> = BTreeMap::new();
+    for r in records {
+        for (k, v) in &r.params {
+            values.entry((r.experiment.as_str(), k.as_str())).or_default().insert(v.to_string());
+        }
+    }
+    let constant: BTreeSet<(&str, &str)> =
+        values.iter().filter(|(k, v)| v.len() == 1 && !used.contains(k.1)).map(|(k, _)| *k).collect();
+    if constant.is_empty() {
+        return std::borrow::Cow::Borrowed(records);
+    }
+    std::borrow::Cow::Owned(
+        records
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.params.retain(|k, _| !constant.contains(&(r.experiment.as_str(), k.as_str())));
+                r
+            })
+            .collect(),
+    )
+}
+
 /// The records of the named experiments (all when none are named).
 fn only<'a>(records: &'a [JobRecord], experiments: &[String]) -> std::borrow::Cow<'a, [JobRecord]> {
     if experiments.is_empty() {
@@ -391,6 +424,7 @@ pub fn wide_table(records: &[JobRecord], t: &TableSpec, metrics: &[String]) -> O
 /// The tables the spec asks for, or by default a summary of every metric and, when there are
 /// several techniques, a comparison table per metric.
 pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
+    let records = &*without_constant_params(records, spec);
     let specs: Vec<TableSpec> = if spec.tables.is_empty() {
         let metrics = metric_names(records);
         let blank = |kind, metrics| TableSpec {
@@ -579,7 +613,12 @@ fn bars(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> GroupedBar
 /// Mean metric per technique (rows) and value of the `x` parameter or subject (columns); with
 /// `metrics`, one row per metric instead (e.g. relation patterns × seeded faults).
 fn heat(records: &[JobRecord], metric_name: &str, spec: &PlotSpec) -> Heatmap {
-    let column = |r: &JobRecord| spec.x.as_ref().map_or(r.subject.clone(), |x| param_text(r, x));
+    // `x = "technique"`: one column per technique (with `metrics` as rows, e.g. fault × criterion).
+    let column = |r: &JobRecord| match spec.x.as_deref() {
+        Some("technique") => technique(r, &[]),
+        Some(x) => param_text(r, x),
+        None => r.subject.clone(),
+    };
     let mut cols: Vec<String> = Vec::new();
     for r in ok(records) {
         let c = column(r);
@@ -656,6 +695,7 @@ fn sweep(records: &[JobRecord], metric_name: &str, x: &str, spec: &PlotSpec) -> 
 
 /// The figures the spec asks for, or by default a box plot per metric and a curve per series.
 pub fn figures(records: &[JobRecord], spec: &ReportSpec) -> Vec<NamedFigure> {
+    let records = &*without_constant_params(records, spec);
     let specs: Vec<PlotSpec> = if spec.plots.is_empty() {
         let blank = |kind| PlotSpec {
             kind,
@@ -834,7 +874,7 @@ mod tests {
         let spec = ReportSpec::default();
         let Figure::Curves(c) = &figures(&data(), &spec)[0].figure else { panic!("a curve first") };
         let bb = &c.panels[0].series[0];
-        assert_eq!(bb.name, "bb (budget=10)");
+        assert_eq!(bb.name, "bb", "budget is 10 in every bb job: the label leaves it out");
         assert_eq!(bb.mean, [52.0, 104.0]);
         assert_eq!(bb.lower.as_ref().unwrap(), &[50.0, 100.0]);
         assert_eq!(bb.upper.as_ref().unwrap(), &[54.0, 108.0]);

@@ -73,19 +73,48 @@ impl<'a> Extends<'a> {
         if let Some(&r) = self.memo.get(&key) {
             return r;
         }
-        let r = self.dfs(&mut t, 0);
+        // Only variables linked to the assigned ones through constraints matter; visiting them
+        // outward from the assigned ones finds a contradiction near its cause. Constraints on
+        // no assigned variable were checked satisfiable once (the empty tuple).
+        let order = self.reachable(&t);
+        let r = self.dfs(&mut t, &order);
         self.memo.insert(key, r);
         r
     }
 
-    fn dfs(&self, t: &mut Vec<Option<usize>>, i: usize) -> bool {
+    /// Unassigned variables reachable from the assigned ones, breadth first.
+    fn reachable(&self, t: &[Option<usize>]) -> Vec<usize> {
+        let all = self.constraints.iter().copied().chain(self.negated);
+        let scopes: Vec<Vec<usize>> = all.map(|c| c.params()).collect();
+        let mut seen: Vec<usize> = self.vars.iter().copied().filter(|&p| t[p].is_some()).collect();
+        if seen.is_empty() {
+            return self.vars.clone();
+        }
+        let mut order = Vec::new();
+        let mut i = 0;
+        while i < seen.len() {
+            let p = seen[i];
+            i += 1;
+            for scope in scopes.iter().filter(|s| s.contains(&p)) {
+                for &q in scope {
+                    if !seen.contains(&q) {
+                        seen.push(q);
+                        order.push(q);
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    fn dfs(&self, t: &mut Vec<Option<usize>>, order: &[usize]) -> bool {
         if !self.ok(t) {
             return false;
         }
-        let Some(&p) = self.vars[i..].iter().find(|&&p| t[p].is_none()) else { return true };
+        let Some((&p, rest)) = order.split_first() else { return true };
         for v in 0..self.model.params[p].values.len() {
             t[p] = Some(v);
-            if self.dfs(t, i) {
+            if self.dfs(t, rest) {
                 t[p] = None;
                 return true;
             }

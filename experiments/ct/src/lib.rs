@@ -12,6 +12,7 @@ pub mod combos;
 pub mod ipog;
 pub mod solver;
 pub mod suite;
+pub mod technique;
 pub mod export;
 pub mod parse;
 pub use parse::{Format, ParseError};
