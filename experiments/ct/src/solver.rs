@@ -11,6 +11,67 @@ use std::collections::HashMap;
 use crate::expr::{Expr, Truth};
 use crate::model::Model;
 
+/// The cache is hit once per extensibility check and component; SipHash dominated the profile.
+/// Multiply-rotate hashing (as in rustc's FxHash) is enough for these short keys.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+type BuildFx = std::hash::BuildHasherDefault<Fx>;
+
+/// A constraint's three-valued truth for every partial assignment of its parameters, so the
+/// search does not re-evaluate expressions (which compare value strings) at every node. Index:
+/// mixed radix over the parameters, digit `values.len()` standing for unassigned.
+struct Table {
+    params: Vec<usize>,
+    radix: Vec<usize>,
+    truth: Vec<Truth>,
+}
+
+/// Largest table built; bigger constraints are evaluated directly.
+const TABLE_MAX: usize = 1 << 16;
+
+impl Table {
+    fn new(model: &Model, e: &Expr) -> Option<Table> {
+        let params = e.params();
+        let radix: Vec<usize> = params.iter().map(|&p| model.params[p].values.len() + 1).collect();
+        let size = radix.iter().try_fold(1usize, |a, &r| a.checked_mul(r).filter(|&x| x <= TABLE_MAX))?;
+        let mut test = vec![None; model.params.len()];
+        let truth = (0..size)
+            .map(|mut idx| {
+                for (&p, &r) in params.iter().zip(&radix).rev() {
+                    let d = idx % r;
+                    idx /= r;
+                    test[p] = (d + 1 < r).then_some(d);
+                }
+                e.eval(model, &test)
+            })
+            .collect();
+        Some(Table { params, radix, truth })
+    }
+
+    fn eval(&self, test: &[Option<usize>]) -> Truth {
+        let idx = self.params.iter().zip(&self.radix).fold(0, |a, (&p, &r)| a * r + test[p].unwrap_or(r - 1));
+        self.truth[idx]
+    }
+}
+
 pub struct Solver<'m> {
     model: &'m Model,
     constraints: Vec<Expr>,
@@ -21,7 +82,10 @@ pub struct Solver<'m> {
     /// Per component: its parameters and its constraints.
     members: Vec<Vec<usize>>,
     rules: Vec<Vec<usize>>,
-    cache: HashMap<(usize, Vec<Option<usize>>), bool>,
+    /// Per constraint: its truth table, when small enough (see [`Table`]).
+    tables: Vec<Option<Table>>,
+    /// Per component: answers by assignment of its parameters.
+    cache: Vec<HashMap<Vec<Option<usize>>, bool, BuildFx>>,
     pub calls: u64,
 }
 
@@ -81,7 +145,9 @@ impl<'m> Solver<'m> {
                 None => {}
             }
         }
-        Solver { model, constraints, domains, component, members, rules, cache: HashMap::new(), calls: 0 }
+        let tables = constraints.iter().map(|c| Table::new(model, c)).collect();
+        let cache = vec![HashMap::default(); members.len()];
+        Solver { model, constraints, domains, component, members, rules, tables, cache, calls: 0 }
     }
 
     pub fn domains(&self) -> &[Vec<usize>] {
@@ -136,7 +202,7 @@ impl<'m> Solver<'m> {
 
     fn component_ok(&mut self, c: usize, test: &[Option<usize>]) -> bool {
         let key: Vec<Option<usize>> = self.members[c].iter().map(|&p| test[p]).collect();
-        if let Some(&r) = self.cache.get(&(c, key.clone())) {
+        if let Some(&r) = self.cache[c].get(&key) {
             return r;
         }
         let mut work = vec![None; self.model.params.len()];
@@ -145,12 +211,15 @@ impl<'m> Solver<'m> {
         }
         let free: Vec<usize> = self.members[c].iter().copied().filter(|&p| work[p].is_none()).collect();
         let r = self.search(c, &mut work, &free, 0);
-        self.cache.insert((c, key), r);
+        self.cache[c].insert(key, r);
         r
     }
 
     fn consistent(&self, c: usize, work: &[Option<usize>]) -> bool {
-        self.rules[c].iter().all(|&i| self.constraints[i].eval(self.model, work) != Truth::False)
+        self.rules[c].iter().all(|&i| match &self.tables[i] {
+            Some(t) => t.eval(work) != Truth::False,
+            None => self.constraints[i].eval(self.model, work) != Truth::False,
+        })
     }
 
     fn search(&self, c: usize, work: &mut Vec<Option<usize>>, free: &[usize], i: usize) -> bool {
