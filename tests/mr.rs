@@ -45,6 +45,12 @@ fn generate_command_writes_the_published_files() {
     run(&["mr", "generate", "--spec", s(&mrg("Steam", "spec.yml")), "--tests", s(&mrg("Steam", "testCases.csv")), "--out", s(&native)])
         .ok("native generate");
     assert!(native.join("MRs-random-1.json").exists());
+    // Source tests generated pairwise from the spec instead of a CSV.
+    let pw = dir.path().join("pairwise");
+    let o = run(&["mr", "generate", "--spec", s(&movies("movies.yml")), "--pairwise", "2", "--out", s(&pw)]).ok("generate --pairwise");
+    let n: usize = o.stdout.split(": ").nth(1).and_then(|r| r.split(' ').next()).and_then(|x| x.parse().ok()).unwrap();
+    assert!(n >= 13 * 13, "pairs of genre x or_genre need at least 169 tests, got {n}:\n{}", o.stdout);
+    assert!(pw.join("MRs-random-1.csv").exists());
     let bad = run(&[
         "mr", "generate", "--spec", s(&mrg("Steam", "spec.yml")), "--tests", s(&mrg("Steam", "testCases.csv")), "--feature", "nope", "--out", s(&native),
     ])

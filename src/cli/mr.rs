@@ -42,14 +42,27 @@ pub struct SubjectArgs {
     #[arg(long)]
     pub spec: PathBuf,
     /// Source tests: `;`-separated CSV, header row, test id in column 0, empty cell = absent
-    #[arg(long)]
-    pub tests: PathBuf,
+    #[arg(long, required_unless_present = "pairwise")]
+    pub tests: Option<PathBuf>,
+    /// Instead of --tests: generate source tests covering every t-tuple of parameter values
+    /// (absence included) that the constraints allow; parameters without enum use their `values` pool or default
+    #[arg(long, value_name = "T", conflicts_with = "tests")]
+    pub pairwise: Option<usize>,
     /// Feature id (case-insensitive); default: the spec's only feature
     #[arg(long)]
     pub feature: Option<String>,
     /// The system's name in the natural-language output; default: the folder holding the spec
     #[arg(long)]
     pub name: Option<String>,
+}
+
+impl SubjectArgs {
+    fn tests(&self) -> rigor_mr::Tests<'_> {
+        match (&self.tests, self.pairwise) {
+            (Some(p), _) => rigor_mr::Tests::File(p),
+            (None, t) => rigor_mr::Tests::Pairwise { strength: t.unwrap_or(2), seed: None },
+        }
+    }
 }
 
 #[derive(Args)]
@@ -156,6 +169,9 @@ fn execute_cmd(a: ExecuteArgs) -> anyhow::Result<ExitCode> {
         _ => return Err(UsageError("give the system: --url BASE or --system movies".into()).into()),
     }
     let s = &a.subject;
+    let Some(tests_path) = &s.tests else {
+        return Err(UsageError("rigor mr execute needs --tests (a source-test CSV); --pairwise is an option of rigor mr generate".into()).into());
+    };
     if let Some(f) = &s.feature {
         set("feature", ParamValue::Str(f.clone()));
     }
@@ -165,7 +181,7 @@ fn execute_cmd(a: ExecuteArgs) -> anyhow::Result<ExitCode> {
     let technique = registry.get("mr.execute").expect("built in");
     let subject = rigor_technique::SubjectDecl {
         name: "cli".into(),
-        files: [("spec".to_string(), s.spec.clone()), ("tests".to_string(), s.tests.clone())].into(),
+        files: [("spec".to_string(), s.spec.clone()), ("tests".to_string(), tests_path.clone())].into(),
     };
     technique.validate(&subject, &params).map_err(|e| UsageError(e.to_string()))?;
     let mut inputs: std::collections::BTreeMap<String, PathBuf> = subject.files.clone().into_iter().collect();
@@ -233,7 +249,7 @@ fn generate_cmd(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         return Err(UsageError("--unordered-duplicates is a native-mode option (drop --compat)".into()).into());
     }
     let s = &a.subject;
-    let subject = Subject::load(&s.spec, &s.tests, s.feature.as_deref(), s.name.as_deref(), mode)
+    let subject = Subject::load_with(&s.spec, s.tests(), s.feature.as_deref(), s.name.as_deref(), mode)
         .map_err(|e| UsageError(e.to_string()))?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     println!(

@@ -41,6 +41,15 @@ pub enum MrError {
     },
 }
 
+/// Where source tests come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Tests<'a> {
+    /// A `;`-separated CSV file.
+    File(&'a Path),
+    /// Generated from the spec: t-wise coverage of parameter values and absence (IPOG-C).
+    Pairwise { strength: usize, seed: Option<u64> },
+}
+
 /// A subject ready for generation.
 #[derive(Debug, Clone)]
 pub struct Subject {
@@ -59,6 +68,17 @@ impl Subject {
     pub fn load(
         spec_path: &Path,
         tests_path: &Path,
+        feature: Option<&str>,
+        name: Option<&str>,
+        mode: Mode,
+    ) -> Result<Subject, MrError> {
+        Self::load_with(spec_path, Tests::File(tests_path), feature, name, mode)
+    }
+
+    /// Like [`Subject::load`], with the source tests read from a file or generated t-wise.
+    pub fn load_with(
+        spec_path: &Path,
+        tests: Tests,
         feature: Option<&str>,
         name: Option<&str>,
         mode: Mode,
@@ -96,11 +116,15 @@ impl Subject {
             file: spec_path.into(),
             source,
         })?;
-        let source = tests_csv::read_path(tests_path, f)?;
-        let tests = sut.tests(&source).map_err(|source| MrError::Sut {
-            file: tests_path.into(),
-            source,
-        })?;
+        let (source, origin) = match tests {
+            Tests::File(path) => (tests_csv::read_path(path, f)?, path.to_path_buf()),
+            Tests::Pairwise { strength, seed } => (
+                crate::pairwise::source_tests(f, strength, seed, mode)
+                    .map_err(|m| MrError::Invalid(format!("{}: {m}", spec_path.display())))?,
+                spec_path.to_path_buf(),
+            ),
+        };
+        let tests = sut.tests(&source).map_err(|source| MrError::Sut { file: origin, source })?;
         let system = match name {
             Some(n) => n.to_string(),
             None => folder_name(spec_path),

@@ -11,6 +11,7 @@ pub mod execute;
 pub mod generate;
 pub mod http;
 pub mod input;
+pub mod pairwise;
 pub mod javarandom;
 pub mod render;
 pub mod spec;
@@ -22,7 +23,7 @@ pub mod transform;
 
 pub use constraint::{Atom, Constraint, ConstraintError, ConstraintKind, ParseMode};
 pub use generate::{generate, Mr, Options, Run};
-pub use input::{run_seed, MrError, Subject};
+pub use input::{run_seed, MrError, Subject, Tests};
 pub use javarandom::JavaRandom;
 pub use spec::{
     AllValue, CompleteFilter, Configuration, ConstraintDecl, DisjointFilter, Execution, Feature,
