@@ -25,12 +25,19 @@ impl System for Insurance {
         rigor_ct_insurance::FAULTS.iter().map(|f| f.name()).collect()
     }
 
-    fn respond(&self, version: &str, test: &[usize]) -> String {
-        let v = rigor_ct_insurance::FAULTS.into_iter().find(|f| f.name() == version).unwrap_or(rigor_ct_insurance::Version::Correct);
-        match rigor_ct_insurance::respond(v, test) {
-            rigor_ct_insurance::Response::Success => "SUCCESS".into(),
-            rigor_ct_insurance::Response::Error(code) => code.into(),
-        }
+    fn responses(&self, version: &str, suite: &[Vec<usize>]) -> Result<Vec<String>, String> {
+        use rigor_ct_insurance::{respond, Response, Version, FAULTS};
+        let v = match version {
+            "correct" => Version::Correct,
+            name => FAULTS.into_iter().find(|f| f.name() == name).ok_or_else(|| format!("insurance has no version `{name}`"))?,
+        };
+        Ok(suite
+            .iter()
+            .map(|t| match respond(v, t) {
+                Response::Success => "SUCCESS".into(),
+                Response::Error(code) => code.into(),
+            })
+            .collect())
     }
 }
 
@@ -49,10 +56,6 @@ pub fn movies_mutant(name: &str) -> Result<Option<Mutant>, String> {
 }
 
 impl Launcher for Shipped {
-    fn systems(&self) -> Vec<&'static str> {
-        vec!["movies"]
-    }
-
     fn check(&self, system: &str, mutant: &str) -> Result<(), String> {
         if system != "movies" {
             return Err(format!("unknown system `{system}` (shipped: movies; or `url` with base_url)"));

@@ -38,7 +38,7 @@ pub struct NamedFigure {
 /// Records without the parameters that are constant within their experiment and that the report
 /// does not split or plot by: technique labels then name only what varies (`relevant
 /// (strength=2)`, not every fixed setting).
-fn without_constant_params<'a>(records: &'a [JobRecord], spec: &ReportSpec) -> std::borrow::Cow<'a, [JobRecord]> {
+pub fn without_constant_params<'a>(records: &'a [JobRecord], spec: &ReportSpec) -> std::borrow::Cow<'a, [JobRecord]> {
     let used: BTreeSet<&str> = spec
         .tables
         .iter()
@@ -424,7 +424,6 @@ pub fn wide_table(records: &[JobRecord], t: &TableSpec, metrics: &[String]) -> O
 /// The tables the spec asks for, or by default a summary of every metric and, when there are
 /// several techniques, a comparison table per metric.
 pub fn tables(records: &[JobRecord], spec: &ReportSpec) -> Vec<Table> {
-    let records = &*without_constant_params(records, spec);
     let specs: Vec<TableSpec> = if spec.tables.is_empty() {
         let metrics = metric_names(records);
         let blank = |kind, metrics| TableSpec {
@@ -695,22 +694,9 @@ fn sweep(records: &[JobRecord], metric_name: &str, x: &str, spec: &PlotSpec) -> 
 
 /// The figures the spec asks for, or by default a box plot per metric and a curve per series.
 pub fn figures(records: &[JobRecord], spec: &ReportSpec) -> Vec<NamedFigure> {
-    let records = &*without_constant_params(records, spec);
     let specs: Vec<PlotSpec> = if spec.plots.is_empty() {
-        let blank = |kind| PlotSpec {
-            kind,
-            series: None,
-            metric: None,
-            x: None,
-            band: Band::Minmax,
-            title: None,
-            x_label: None,
-            y_label: None,
-            metrics: Vec::new(),
-            experiments: Vec::new(),
-        };
-        let mut p: Vec<PlotSpec> = series_names(records).into_iter().map(|s| PlotSpec { series: Some(s), ..blank(PlotKind::Curve) }).collect();
-        p.extend(metric_names(records).into_iter().map(|m| PlotSpec { metric: Some(m), ..blank(PlotKind::Box) }));
+        let mut p: Vec<PlotSpec> = series_names(records).into_iter().map(|s| PlotSpec { series: Some(s), ..PlotSpec::of(PlotKind::Curve) }).collect();
+        p.extend(metric_names(records).into_iter().map(|m| PlotSpec { metric: Some(m), ..PlotSpec::of(PlotKind::Box) }));
         p
     } else {
         spec.plots.clone()
@@ -791,16 +777,9 @@ mod tests {
             r.metrics.push(("twice".into(), 2.0 * r.metrics[0].1));
         }
         let spec = PlotSpec {
-            kind: PlotKind::Heatmap,
-            series: None,
-            metric: None,
-            x: None,
-            band: Band::Minmax,
-            title: None,
-            x_label: None,
-            y_label: None,
             metrics: vec!["cov".into(), "twice".into()],
             experiments: vec!["wb".into()],
+            ..PlotSpec::of(PlotKind::Heatmap)
         };
         let report = ReportSpec { plots: vec![spec], ..ReportSpec::default() };
         let figs = figures(&recs, &report);
@@ -872,7 +851,8 @@ mod tests {
     #[test]
     fn curves_average_repetitions_with_min_max_band() {
         let spec = ReportSpec::default();
-        let Figure::Curves(c) = &figures(&data(), &spec)[0].figure else { panic!("a curve first") };
+        let data = data();
+        let Figure::Curves(c) = &figures(&without_constant_params(&data, &spec), &spec)[0].figure else { panic!("a curve first") };
         let bb = &c.panels[0].series[0];
         assert_eq!(bb.name, "bb", "budget is 10 in every bb job: the label leaves it out");
         assert_eq!(bb.mean, [52.0, 104.0]);

@@ -52,6 +52,8 @@ pub fn write_report(records: &[JobRecord], spec: &ReportSpec, provenance: &Prove
     let plots_dir = out.join("plots");
     std::fs::create_dir_all(&tables_dir).map_err(io(&tables_dir))?;
     std::fs::create_dir_all(&plots_dir).map_err(io(&plots_dir))?;
+    // Once for tables and figures: labels then name only what varies within an experiment.
+    let records = &*build::without_constant_params(records, spec);
     let tables = tables(records, spec);
     for t in &tables {
         t.write_all(&tables_dir).map_err(io(&tables_dir))?;

@@ -173,6 +173,24 @@ pub struct PlotSpec {
     pub experiments: Vec<String>,
 }
 
+impl PlotSpec {
+    /// A plot of `kind` with every option at its default.
+    pub fn of(kind: PlotKind) -> Self {
+        PlotSpec {
+            kind,
+            series: None,
+            metric: None,
+            x: None,
+            band: Band::Minmax,
+            title: None,
+            x_label: None,
+            y_label: None,
+            metrics: Vec::new(),
+            experiments: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("[report] section: {0}")]
 pub struct SpecError(pub String);

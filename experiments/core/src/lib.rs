@@ -48,6 +48,26 @@ pub struct Job {
     pub seed: u64,
 }
 
+/// Typed reads of a job's parameters with the technique's default when absent (validation has
+/// already checked names and types).
+impl Job {
+    pub fn str(&self, name: &str) -> Option<&str> {
+        self.params.get(name).and_then(|v| v.as_str())
+    }
+
+    pub fn int(&self, name: &str, default: i64) -> i64 {
+        self.params.get(name).and_then(|v| v.as_i64()).unwrap_or(default)
+    }
+
+    pub fn float(&self, name: &str, default: f64) -> f64 {
+        self.params.get(name).and_then(|v| v.as_f64()).unwrap_or(default)
+    }
+
+    pub fn flag(&self, name: &str, default: bool) -> bool {
+        self.params.get(name).and_then(|v| v.as_bool()).unwrap_or(default)
+    }
+}
+
 /// What a running job may use besides its spec.
 pub struct Context<'a> {
     /// Input files by name: subject files by role, other jobs' artifacts as `experiment/artifact`.
@@ -129,6 +149,13 @@ pub enum TechniqueError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Failed(String),
+}
+
+impl TechniqueError {
+    /// A failure described by any error or message.
+    pub fn failed(e: impl std::fmt::Display) -> Self {
+        TechniqueError::Failed(e.to_string())
+    }
 }
 
 /// A testing technique that rigor can run as jobs.

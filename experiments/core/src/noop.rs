@@ -42,14 +42,13 @@ impl Technique for Noop {
     }
 
     fn run(&self, job: &Job, ctx: &mut Context<'_>) -> Result<Output, TechniqueError> {
-        let get_i = |name: &str| job.params.get(name).and_then(|v| v.as_i64()).unwrap_or(0);
         if let Ok(path) = std::env::var(EXECUTION_LOG_ENV) {
             log_execution(&path, &job.id)?;
         }
-        if job.params.get("panic").and_then(|v| v.as_bool()) == Some(true) {
+        if job.flag("panic", false) {
             panic!("noop job {} asked to panic", job.id);
         }
-        let alloc_mb = get_i("alloc_mb") as usize;
+        let alloc_mb = job.int("alloc_mb", 0) as usize;
         let mut checksum = 0u64;
         if alloc_mb > 0 {
             // Touch every page so the memory is really used, not just reserved.
@@ -59,7 +58,7 @@ impl Technique for Noop {
             }
             checksum = block.iter().step_by(4096).map(|&b| b as u64).sum();
         }
-        let work = Duration::from_millis(get_i("work_ms") as u64);
+        let work = Duration::from_millis(job.int("work_ms", 0) as u64);
         let start = Instant::now();
         while start.elapsed() < work {
             if ctx.cancelled() {
@@ -70,18 +69,18 @@ impl Technique for Noop {
         }
 
         let mut rng = rng(job.seed);
-        let fail_rate = job.params.get("fail_rate").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        let fail_rate = job.float("fail_rate", 0.0);
         if rng.random::<f64>() < fail_rate {
             return Err(TechniqueError::Failed(format!("seeded failure (fail_rate = {fail_rate})")));
         }
-        let points = job.params.get("points").and_then(|v| v.as_i64()).unwrap_or(5) as usize;
+        let points = job.int("points", 5) as usize;
         let mut out = Output::default();
         out.metrics.insert("value".into(), rng.random::<f64>());
         out.metrics.insert("inputs".into(), ctx.inputs.len() as f64);
         if alloc_mb > 0 {
             out.metrics.insert("checksum".into(), checksum as f64);
         }
-        if job.params.get("use_scratch").and_then(|v| v.as_bool()) == Some(true) {
+        if job.flag("use_scratch", false) {
             let path = ctx.scratch()?.join("note.txt");
             let io = |source| TechniqueError::Io { path: path.clone(), source };
             std::fs::write(&path, job.id.as_bytes()).map_err(io)?;

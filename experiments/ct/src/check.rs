@@ -48,15 +48,18 @@ struct Extends<'a> {
     constraints: Vec<&'a Expr>,
     negated: Option<&'a Expr>,
     vars: Vec<usize>,
+    /// Parameters of each constraint (the negated one last), for the reachability walk.
+    scopes: Vec<Vec<usize>>,
     memo: HashMap<Vec<Option<usize>>, bool>,
 }
 
 impl<'a> Extends<'a> {
     fn new(model: &'a Model, constraints: Vec<&'a Expr>, negated: Option<&'a Expr>) -> Self {
-        let mut vars: Vec<usize> = constraints.iter().chain(negated.iter()).flat_map(|c| c.params()).collect();
+        let scopes: Vec<Vec<usize>> = constraints.iter().chain(negated.iter()).map(|c| c.params()).collect();
+        let mut vars: Vec<usize> = scopes.iter().flatten().copied().collect();
         vars.sort_unstable();
         vars.dedup();
-        Extends { model, constraints, negated, vars, memo: HashMap::new() }
+        Extends { model, constraints, negated, vars, scopes, memo: HashMap::new() }
     }
 
     fn ok(&self, t: &[Option<usize>]) -> bool {
@@ -84,8 +87,6 @@ impl<'a> Extends<'a> {
 
     /// Unassigned variables reachable from the assigned ones, breadth first.
     fn reachable(&self, t: &[Option<usize>]) -> Vec<usize> {
-        let all = self.constraints.iter().copied().chain(self.negated);
-        let scopes: Vec<Vec<usize>> = all.map(|c| c.params()).collect();
         let mut seen: Vec<usize> = self.vars.iter().copied().filter(|&p| t[p].is_some()).collect();
         if seen.is_empty() {
             return self.vars.clone();
@@ -95,7 +96,7 @@ impl<'a> Extends<'a> {
         while i < seen.len() {
             let p = seen[i];
             i += 1;
-            for scope in scopes.iter().filter(|s| s.contains(&p)) {
+            for scope in self.scopes.iter().filter(|s| s.contains(&p)) {
                 for &q in scope {
                     if !seen.contains(&q) {
                         seen.push(q);
@@ -130,12 +131,12 @@ impl<'a> Extends<'a> {
     }
 }
 
-/// Every t-tuple that `ext` allows, missing from the conforming tests of `suite`.
-fn t_wise(model: &Model, suite: &[Vec<usize>], t: usize, ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
+/// Every t-tuple that `ext` allows, missing from the `conforming` tests (those `ext` accepts in
+/// full) that carry the `fixed` values.
+fn t_wise(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
     let n = model.params.len();
     let free: Vec<usize> = (0..n).filter(|p| !fixed.iter().any(|(q, _)| q == p)).collect();
-    let conforming: Vec<&Vec<usize>> =
-        suite.iter().filter(|s| ext.full(s) && fixed.iter().all(|&(p, v)| s[p] == v)).collect();
+    let conforming: Vec<&Vec<usize>> = conforming.iter().copied().filter(|s| fixed.iter().all(|&(p, v)| s[p] == v)).collect();
     for combo in Combinations::new(free.len(), t.min(free.len())) {
         let params: Vec<usize> = combo.iter().map(|&i| free[i]).collect();
         let present: HashSet<Vec<usize>> = conforming.iter().map(|s| params.iter().map(|&p| s[p]).collect()).collect();
@@ -197,12 +198,14 @@ pub fn check(model: &Model, suite: &[Vec<usize>], criterion: Criterion) -> Repor
     match criterion {
         Criterion::Relevant(t) => {
             let mut ext = Extends::new(model, exclusions, None);
-            t_wise(model, suite, t, &mut ext, &[], None, &mut report);
+            let conforming: Vec<&Vec<usize>> = suite.iter().filter(|s| ext.full(s)).collect();
+            t_wise(model, &conforming, t, &mut ext, &[], None, &mut report);
         }
         Criterion::Valid(t) => {
             let all: Vec<&Expr> = exclusions.iter().copied().chain(model.errors.iter().map(|e| &e.expr)).collect();
             let mut ext = Extends::new(model, all, None);
-            t_wise(model, suite, t, &mut ext, &[], None, &mut report);
+            let conforming: Vec<&Vec<usize>> = suite.iter().filter(|s| ext.full(s)).collect();
+            t_wise(model, &conforming, t, &mut ext, &[], None, &mut report);
         }
         Criterion::StrongInvalid(a) => {
             for (i, e) in model.errors.iter().enumerate() {
@@ -224,9 +227,11 @@ pub fn check(model: &Model, suite: &[Vec<usize>], criterion: Criterion) -> Repor
                     })
                     .map(|vals| ps.iter().copied().zip(vals).collect())
                     .collect();
-                // ...combined with every a-wise combination of the others.
+                // ...combined with every a-wise combination of the others, in tests violating
+                // exactly e.
+                let conforming: Vec<&Vec<usize>> = suite.iter().filter(|s| ext.full(s)).collect();
                 for tu in tuples {
-                    t_wise(model, suite, a, &mut ext, &tu, Some(&e.name), &mut report);
+                    t_wise(model, &conforming, a, &mut ext, &tu, Some(&e.name), &mut report);
                 }
             }
         }

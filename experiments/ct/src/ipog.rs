@@ -14,8 +14,8 @@ use rand::SeedableRng;
 use crate::combos::Combinations;
 use crate::solver::Solver;
 
-/// How a generation run varies: a seed permutes parameter and value order (0: the natural
-/// order, largest domains first).
+/// How a generation run varies: a seed permutes parameter and value order (`None`: the fixed
+/// orders described at [`generate`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     pub seed: Option<u64>,
@@ -109,8 +109,19 @@ fn build(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], order: &[u
             vals[i] = 0;
         }
     }
+    // pos[p][value] = position of the value in p's (possibly shuffled) domain.
+    let pos: Vec<Vec<usize>> = domains
+        .iter()
+        .map(|d| {
+            let mut v = vec![usize::MAX; d.iter().max().map_or(0, |m| m + 1)];
+            for (i, &x) in d.iter().enumerate() {
+                v[x] = i;
+            }
+            v
+        })
+        .collect();
     for j in t..n {
-        extend(solver, &mut rows, &order[..j], order[j], domains, t);
+        extend(solver, &mut rows, &order[..j], order[j], domains, &pos, t);
     }
     rows.iter().filter_map(|r| solver.complete(r)).collect()
 }
@@ -158,20 +169,7 @@ impl Coverage {
 
 /// Adds column `k` to every row (horizontal growth), then rows for tuples still uncovered
 /// (vertical growth).
-fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[usize], k: usize, domains: &[Vec<usize>], t: usize) {
-    // pos[p][value] = position of the value in p's (possibly shuffled) domain.
-    let pos: Vec<Vec<usize>> = domains
-        .iter()
-        .enumerate()
-        .map(|(p, d)| {
-            let size = d.iter().max().map_or(0, |m| m + 1).max(solver.domains()[p].len());
-            let mut v = vec![usize::MAX; size];
-            for (i, &x) in d.iter().enumerate() {
-                v[x] = i;
-            }
-            v
-        })
-        .collect();
+fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[usize], k: usize, domains: &[Vec<usize>], pos: &[Vec<usize>], t: usize) {
     let mut cov = Coverage::new(earlier, domains, k, t);
     let dk = cov.dk;
     let mut counts = vec![0usize; dk];
@@ -194,7 +192,7 @@ fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[us
         weights.iter_mut().for_each(|c| *c = 0);
         active.retain(|&c| left[c] > 0);
         bases.clear();
-        bases.extend(active.iter().filter_map(|&c| Some((c, cov.base(c, &rows[r], &pos)?))));
+        bases.extend(active.iter().filter_map(|&c| Some((c, cov.base(c, &rows[r], pos)?))));
         for &(c, b) in &bases {
             for v in 0..dk {
                 let i = b * dk + v;

@@ -86,7 +86,6 @@ pub struct Solver<'m> {
     tables: Vec<Option<Table>>,
     /// Per component: answers by assignment of its parameters.
     cache: Vec<HashMap<Vec<Option<usize>>, bool, BuildFx>>,
-    pub calls: u64,
 }
 
 impl<'m> Solver<'m> {
@@ -138,16 +137,15 @@ impl<'m> Solver<'m> {
             members[id].push(p);
         }
         let mut rules = vec![Vec::new(); members.len()];
+        // A constraint on no parameter is a constant: `satisfiable` checks it once.
         for (i, ps) in cparams.iter().enumerate() {
-            match ps.first() {
-                Some(&p) => rules[component[p].expect("constrained")].push(i),
-                // A constraint on no parameter: constant; keep it in every component check.
-                None => {}
+            if let Some(&p) = ps.first() {
+                rules[component[p].expect("constrained")].push(i);
             }
         }
         let tables = constraints.iter().map(|c| Table::new(model, c)).collect();
         let cache = vec![HashMap::default(); members.len()];
-        Solver { model, constraints, domains, component, members, rules, tables, cache, calls: 0 }
+        Solver { model, constraints, domains, component, members, rules, tables, cache }
     }
 
     pub fn domains(&self) -> &[Vec<usize>] {
@@ -168,7 +166,6 @@ impl<'m> Solver<'m> {
     /// Whether `test` (None = free) extends to a full test satisfying every constraint, assuming
     /// the set is satisfiable. Values outside a parameter's domain make it false.
     pub fn extensible(&mut self, test: &[Option<usize>]) -> bool {
-        self.calls += 1;
         let mut touched: Vec<usize> = Vec::new();
         for (p, v) in test.iter().enumerate() {
             if let Some(v) = v {
@@ -263,12 +260,5 @@ impl<'m> Solver<'m> {
             t[p] = Some(chosen?);
         }
         Some(t.into_iter().map(|v| v.expect("assigned")).collect())
-    }
-
-    /// Whether a full test satisfies every constraint (no search).
-    pub fn satisfies(&self, test: &[usize]) -> bool {
-        let t: Vec<Option<usize>> = test.iter().map(|&v| Some(v)).collect();
-        self.constraints.iter().all(|c| c.eval(self.model, &t) == Truth::True)
-            && test.iter().enumerate().all(|(p, v)| self.domains[p].contains(v))
     }
 }

@@ -48,13 +48,7 @@ fn params() -> Vec<ParamSpec> {
     ]
 }
 
-fn get_int(job: &Job, k: &str, d: i64) -> usize {
-    job.params.get(k).and_then(|v| v.as_i64()).unwrap_or(d) as usize
-}
-
-fn failed(e: impl std::fmt::Display) -> TechniqueError {
-    TechniqueError::Failed(e.to_string())
-}
+use TechniqueError as E;
 
 fn check_subject(subject: &SubjectDecl, specs: &[ParamSpec], params: &Params) -> Result<(), ValidationError> {
     rigor_technique::check_params(specs, params)?;
@@ -74,7 +68,7 @@ pub struct Generated {
 fn generate_for(job: &Job, ctx: &Context<'_>) -> Result<Generated, TechniqueError> {
     let path = ctx.input("model")?;
     // Inputs arrive under content hashes, so the format cannot come from the file name.
-    let model = match job.params.get("format").and_then(|v| v.as_str()).unwrap_or("native") {
+    let model = match job.str("format").unwrap_or("native") {
         "casa" => {
             let text = std::fs::read_to_string(path).map_err(|source| TechniqueError::Io { path: path.clone(), source })?;
             let constraints = match ctx.inputs.get("constraints") {
@@ -82,7 +76,7 @@ fn generate_for(job: &Job, ctx: &Context<'_>) -> Result<Generated, TechniqueErro
                 None => None,
             };
             let pair = constraints.as_ref().map(|(t, p)| (t.as_str(), p.as_path()));
-            parse::casa::parse_with_constraints(&text, path, pair).map_err(failed)?.0
+            parse::casa::parse_with_constraints(&text, path, pair).map_err(E::failed)?.0
         }
         f => {
             let format = match f {
@@ -90,23 +84,23 @@ fn generate_for(job: &Job, ctx: &Context<'_>) -> Result<Generated, TechniqueErro
                 "acts" => parse::Format::Acts,
                 _ => parse::Format::Native,
             };
-            parse::read(path, Some(format)).map_err(failed)?
+            parse::read(path, Some(format)).map_err(E::failed)?
         }
     };
-    let criterion = job.params.get("criterion").and_then(|v| v.as_str()).unwrap_or("relevant");
-    let g = goal(criterion, get_int(job, "strength", 2), get_int(job, "robustness", 0)).map_err(failed)?;
-    let seed = match job.params.get("order").and_then(|v| v.as_str()) {
+    let criterion = job.str("criterion").unwrap_or("relevant");
+    let g = goal(criterion, job.int("strength", 2) as usize, job.int("robustness", 0) as usize).map_err(E::failed)?;
+    let seed = match job.str("order") {
         Some("natural") => None,
         _ => Some(job.seed),
     };
     let start = Instant::now();
-    let suite = generate(&model, g, Variant { seed, reduce: true }).map_err(failed)?;
+    let suite = generate(&model, g, Variant { seed, reduce: true }).map_err(E::failed)?;
     let millis = start.elapsed().as_secs_f64() * 1e3;
-    if job.params.get("verify").and_then(|v| v.as_bool()) != Some(false) {
+    if job.flag("verify", true) {
         for c in g.criteria() {
             let r = check(&model, &suite, c);
             if !r.ok() {
-                return Err(failed(format!("the checker finds {} tuples missing for {c:?} (a generator bug)", r.missing.len())));
+                return Err(E::failed(format!("the checker finds {} tuples missing for {c:?} (a generator bug)", r.missing.len())));
             }
         }
     }
@@ -148,8 +142,9 @@ impl Technique for CtSuite {
 pub trait System: Send + Sync {
     /// The faulty versions' names.
     fn faults(&self) -> Vec<&'static str>;
-    /// The response of `version` (`correct` or a fault) to a test (value indices of the model).
-    fn respond(&self, version: &str, test: &[usize]) -> String;
+    /// The responses of `version` (`correct` or a fault) to each test (value indices of the
+    /// model); an unknown version is an error.
+    fn responses(&self, version: &str, suite: &[Vec<usize>]) -> Result<Vec<String>, String>;
 }
 
 /// `ct.execute`: generate a suite and run it on every faulty version; a fault is detected when
@@ -184,10 +179,10 @@ impl Technique for CtExecute {
         check_subject(subject, &self.params(), p)
     }
     fn run(&self, job: &Job, ctx: &mut Context<'_>) -> Result<Output, TechniqueError> {
-        let name = job.params.get("system").and_then(|v| v.as_str()).unwrap_or_default();
-        let system = self.systems.iter().find(|(n, _)| *n == name).map(|(_, s)| s.clone()).ok_or_else(|| failed(format!("unknown system `{name}`")))?;
+        let name = job.str("system").unwrap_or_default();
+        let system = self.systems.iter().find(|(n, _)| *n == name).map(|(_, s)| s.clone()).ok_or_else(|| E::failed(format!("unknown system `{name}`")))?;
         let g = generate_for(job, ctx)?;
-        let expected: Vec<String> = g.suite.iter().map(|t| system.respond("correct", t)).collect();
+        let expected = system.responses("correct", &g.suite).map_err(E::failed)?;
         let mut out = Output::default();
         let faults = system.faults();
         let mut detected = 0;
@@ -195,7 +190,8 @@ impl Technique for CtExecute {
             if ctx.cancelled() {
                 return Err(TechniqueError::Cancelled);
             }
-            let failing = g.suite.iter().zip(&expected).filter(|(t, e)| system.respond(f, t) != **e).count();
+            let got = system.responses(f, &g.suite).map_err(E::failed)?;
+            let failing = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
             detected += (failing > 0) as usize;
             out.metrics.insert(format!("detected_{f}"), (failing > 0) as u8 as f64);
             out.metrics.insert(format!("failing_{f}"), failing as f64);

@@ -13,7 +13,7 @@ use rand::Rng;
 use serde::Serialize;
 
 use crate::generate::Mr;
-use crate::sut::{ParamId, Sut, Test};
+use crate::sut::{ParamId, Sut};
 use crate::transform::{MrType, Relation, TBD};
 
 /// Concrete queries of one relation: the source first, then the follow-ups.
@@ -286,20 +286,11 @@ pub fn run_all(
     (tally, outcomes)
 }
 
-/// A test's parameters by name, for error messages.
-pub fn describe(sut: &Sut, t: &Test) -> String {
-    t.params
-        .iter()
-        .map(|(p, v)| format!("{}={v}", sut.name(*p)))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::Spec;
-    use crate::sut::Mode;
+    use crate::sut::{Mode, Test};
 
     fn ids(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

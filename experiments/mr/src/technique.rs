@@ -21,17 +21,7 @@ use crate::render;
 use crate::sut::Mode;
 use crate::transform::MrType;
 
-fn str_param<'a>(job: &'a Job, name: &str) -> Option<&'a str> {
-    job.params.get(name).and_then(|v| v.as_str())
-}
-
-fn int_param(job: &Job, name: &str, default: i64) -> i64 {
-    job.params.get(name).and_then(|v| v.as_i64()).unwrap_or(default)
-}
-
-fn failed(e: impl std::fmt::Display) -> TechniqueError {
-    TechniqueError::Failed(e.to_string())
-}
+use TechniqueError as E;
 
 fn generation_params() -> Vec<ParamSpec> {
     vec![
@@ -61,33 +51,29 @@ fn check_files(subject: &SubjectDecl) -> Result<(), ValidationError> {
     Ok(())
 }
 
+/// Loads the job's subject in the mode its `compat` parameter names.
+fn load(job: &Job, ctx: &Context<'_>) -> Result<Subject, TechniqueError> {
+    let mode = if job.str("compat") == Some("mrg") { Mode::Compat } else { Mode::Native };
+    let name = job.str("name").unwrap_or(&job.subject);
+    Subject::load(ctx.input("spec")?, ctx.input("tests")?, job.str("feature"), Some(name), mode).map_err(E::failed)
+}
+
 /// Loads the subject and generates one run as the job's parameters say.
 fn generate_for(job: &Job, ctx: &Context<'_>) -> Result<(Subject, Run, usize), TechniqueError> {
-    let mode = match str_param(job, "compat") {
-        Some("mrg") => Mode::Compat,
-        _ => Mode::Native,
-    };
-    let subject = Subject::load(
-        ctx.input("spec")?,
-        ctx.input("tests")?,
-        str_param(job, "feature"),
-        Some(str_param(job, "name").unwrap_or(&job.subject)),
-        mode,
-    )
-    .map_err(failed)?;
-    let seed = match str_param(job, "seed_scheme") {
+    let subject = load(job, ctx)?;
+    let seed = match job.str("seed_scheme") {
         Some("mrg") => run_seed(1, job.repetition as usize + 1),
         _ => job.seed as i64,
     };
-    let max_futcs = int_param(job, "max_follow_ups", 6) as usize;
+    let max_futcs = job.int("max_follow_ups", 6) as usize;
     let opts = Options {
         seed,
-        search_strength: int_param(job, "search_strength", 1) as usize,
+        search_strength: job.int("search_strength", 1) as usize,
         max_futcs,
         max_per_test: None,
-        unordered_duplicates: job.params.get("unordered_duplicates").and_then(|v| v.as_bool()) == Some(true),
+        unordered_duplicates: job.flag("unordered_duplicates", false),
     };
-    let run = generate(&subject.sut, &subject.tests, &opts).map_err(failed)?;
+    let run = generate(&subject.sut, &subject.tests, &opts).map_err(E::failed)?;
     Ok((subject, run, max_futcs))
 }
 
@@ -144,8 +130,6 @@ impl Technique for MrGenerate {
 
 /// A system under test that `mr.execute` can start itself (a shipped service with seeded faults).
 pub trait Launcher: Send + Sync {
-    /// Names of the systems it can start.
-    fn systems(&self) -> Vec<&'static str>;
     /// Checks a system and fault name at plan time.
     fn check(&self, system: &str, mutant: &str) -> Result<(), String>;
     /// Starts the system with the fault (`none`: the original); stops when dropped.
@@ -224,32 +208,30 @@ impl Technique for MrExecute {
                 (subject, run.mrs)
             }
             [path] => {
-                let mode = if str_param(job, "compat") == Some("mrg") { Mode::Compat } else { Mode::Native };
-                let subject = Subject::load(ctx.input("spec")?, ctx.input("tests")?, str_param(job, "feature"), Some(&job.subject), mode)
-                    .map_err(failed)?;
+                let subject = load(job, ctx)?;
                 let mrs = read_mrs(&subject, path)?;
                 (subject, mrs)
             }
-            _ => return Err(failed("more than one mrs.json input: `needs` one mr.generate experiment")),
+            _ => return Err(E::failed("more than one mrs.json input: `needs` one mr.generate experiment")),
         };
         let feature = &subject.spec.features[subject.feature];
         let exec = feature.execution.as_ref().ok_or_else(|| {
-            failed(format!("feature {} of the spec has no `execution` block (url, items, item_id)", feature.id))
+            E::failed(format!("feature {} of the spec has no `execution` block (url, items, item_id)", feature.id))
         })?;
-        let system = str_param(job, "system").unwrap_or_default();
-        let mutant = str_param(job, "mutant").unwrap_or("none");
+        let system = job.str("system").unwrap_or_default();
+        let mutant = job.str("mutant").unwrap_or("none");
         // Kept alive until the relations have run.
         let mut running = None;
         let base = if system == "url" {
-            str_param(job, "base_url").ok_or_else(|| failed("system = url needs base_url"))?.to_string()
+            job.str("base_url").ok_or_else(|| E::failed("system = url needs base_url"))?.to_string()
         } else {
-            let l = self.launcher.as_ref().ok_or_else(|| failed("no shipped systems in this binary"))?;
-            let r = l.launch(system, mutant).map_err(failed)?;
+            let l = self.launcher.as_ref().ok_or_else(|| E::failed("no shipped systems in this binary"))?;
+            let r = l.launch(system, mutant).map_err(E::failed)?;
             let url = r.base_url();
             running = Some(r);
             url
         };
-        let timeout = Duration::from_millis(int_param(job, "timeout_ms", 30_000) as u64);
+        let timeout = Duration::from_millis(job.int("timeout_ms", 30_000) as u64);
         let mut sys = Cached::new(HttpSystem::new(exec, &base, timeout));
         let mut rng = rng(job.seed);
         let (tally, outcomes) = run_all(&subject.sut, &mrs, &mut sys, &mut rng, |f| {
@@ -265,7 +247,7 @@ impl Technique for MrExecute {
                 crate::execute::Verdict::Error { detail } => Some(detail.clone()),
                 _ => None,
             });
-            return Err(failed(format!("every query failed: {}", first.unwrap_or_default())));
+            return Err(E::failed(format!("every query failed: {}", first.unwrap_or_default())));
         }
         let mut out = Output::default();
         let m = &mut out.metrics;
@@ -296,5 +278,5 @@ impl Technique for MrExecute {
 
 fn read_mrs(subject: &Subject, path: &Path) -> Result<Vec<crate::generate::Mr>, TechniqueError> {
     let text = std::fs::read_to_string(path).map_err(|source| TechniqueError::Io { path: path.into(), source })?;
-    render::read_json(&subject.sut, &text).map_err(|e| failed(format!("{}: {e}", path.display())))
+    render::read_json(&subject.sut, &text).map_err(|e| E::failed(format!("{}: {e}", path.display())))
 }
