@@ -139,6 +139,14 @@ fn t_wise(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Extends
     let conforming: Vec<&Vec<usize>> = conforming.iter().copied().filter(|s| fixed.iter().all(|&(p, v)| s[p] == v)).collect();
     for combo in Combinations::new(free.len(), t.min(free.len())) {
         let params: Vec<usize> = combo.iter().map(|&i| free[i]).collect();
+        combination(model, &conforming, &params, ext, fixed, error, report);
+    }
+}
+
+/// The tuples of one combination of parameters (see [`t_wise`]).
+fn combination(model: &Model, conforming: &[&Vec<usize>], params: &[usize], ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
+    let n = model.params.len();
+    {
         let present: HashSet<Vec<usize>> = conforming.iter().map(|s| params.iter().map(|&p| s[p]).collect()).collect();
         let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
         let mut vals = vec![0usize; params.len()];
@@ -177,6 +185,25 @@ fn t_wise(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Extends
     }
 }
 
+/// The combinations of each sub-model at its strength, where it exceeds t (lower strengths are
+/// implied by t-wise coverage).
+fn sub_models(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Extends, report: &mut Report) {
+    let mut combos: std::collections::BTreeSet<Vec<usize>> = std::collections::BTreeSet::new();
+    for m in model.submodels.iter().filter(|m| m.strength > t) {
+        for c in Combinations::new(m.params.len(), m.strength) {
+            let mut params: Vec<usize> = c.iter().map(|&i| m.params[i]).collect();
+            params.sort_unstable();
+            params.dedup();
+            if params.len() > t {
+                combos.insert(params);
+            }
+        }
+    }
+    for params in combos {
+        combination(model, conforming, &params, ext, &[], None, report);
+    }
+}
+
 /// Every value combination of `params` (mixed radix, last fastest).
 pub(crate) fn assignments<'a>(model: &'a Model, params: &'a [usize]) -> impl Iterator<Item = Vec<usize>> + 'a {
     let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
@@ -200,12 +227,14 @@ pub fn check(model: &Model, suite: &[Vec<usize>], criterion: Criterion) -> Repor
             let mut ext = Extends::new(model, exclusions, None);
             let conforming: Vec<&Vec<usize>> = suite.iter().filter(|s| ext.full(s)).collect();
             t_wise(model, &conforming, t, &mut ext, &[], None, &mut report);
+            sub_models(model, &conforming, t, &mut ext, &mut report);
         }
         Criterion::Valid(t) => {
             let all: Vec<&Expr> = exclusions.iter().copied().chain(model.errors.iter().map(|e| &e.expr)).collect();
             let mut ext = Extends::new(model, all, None);
             let conforming: Vec<&Vec<usize>> = suite.iter().filter(|s| ext.full(s)).collect();
             t_wise(model, &conforming, t, &mut ext, &[], None, &mut report);
+            sub_models(model, &conforming, t, &mut ext, &mut report);
         }
         Criterion::StrongInvalid(a) => {
             for (i, e) in model.errors.iter().enumerate() {

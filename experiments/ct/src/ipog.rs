@@ -1,7 +1,7 @@
 //! IPOG-C: in-parameter-order covering arrays with complete constraint handling (Lei et al.,
 //! "IPOG: a general strategy for t-way software testing", 2007; Yu et al., "An efficient algorithm
-//! for constraint handling in combinatorial test generation", 2013), then a pass that drops tests
-//! whose tuples are all covered elsewhere.
+//! for constraint handling in combinatorial test generation", 2013), with mixed-strength
+//! sub-models, then the post-optimisation of [`crate::optimize`].
 //!
 //! Rows are kept in the model's parameter order with `None` for don't-care; columns are processed
 //! in `order`. Coverage of the tuples of the current column is one bitset per combination of
@@ -12,14 +12,17 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use crate::combos::Combinations;
+use crate::model::SubModel;
+use crate::optimize;
 use crate::solver::Solver;
+use crate::tuples::Tuples;
 
 /// How a generation run varies: a seed permutes parameter and value order (`None`: the fixed
 /// orders described at [`generate`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     pub seed: Option<u64>,
-    /// Drop tests whose tuples are all covered by other tests.
+    /// Post-optimise: drop redundant tests, re-cover tests into others ([`crate::optimize`]).
     pub reduce: bool,
 }
 
@@ -29,13 +32,14 @@ impl Default for Variant {
     }
 }
 
-/// Builds a t-wise covering suite for the solver's constraints and domains, starting from
-/// `seeds` (partial tests; kept, completed). Strength 0 gives one test.
+/// Builds a t-wise covering suite for the solver's constraints and domains, also covering each
+/// sub-model's parameters at its own strength, starting from `seeds` (partial tests; kept,
+/// completed). Strength 0 gives one test.
 ///
 /// Without a seed, two parameter orders are built and the smaller suite kept: largest domains
 /// first (IPOG's usual order) and the model's own order. Neither wins everywhere on constrained
 /// models (the CASA benchmarks split), and the model order costs nothing when it is the same.
-pub fn generate(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], variant: Variant) -> Vec<Vec<usize>> {
+pub fn generate(solver: &mut Solver, t: usize, submodels: &[SubModel], seeds: &[Vec<Option<usize>>], variant: Variant) -> Vec<Vec<usize>> {
     let n = solver.domains().len();
     let mut domains: Vec<Vec<usize>> = solver.domains().to_vec();
     let t = t.min(n);
@@ -43,6 +47,7 @@ pub fn generate(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], var
         let row = seeds.iter().find(|s| solver.extensible(s)).cloned().unwrap_or_else(|| vec![None; n]);
         return solver.complete(&row).into_iter().collect();
     }
+    let extra = extra_combos(submodels, t);
     let natural: Vec<usize> = (0..n).collect();
     let mut orders = Vec::new();
     match variant.seed {
@@ -66,21 +71,39 @@ pub fn generate(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], var
     }
     let mut best: Option<Vec<Vec<usize>>> = None;
     for order in &orders {
-        let suite = build(solver, t, seeds, order, &domains);
+        let suite = build(solver, t, &extra, seeds, order, &domains);
         if best.as_ref().is_none_or(|b| suite.len() < b.len()) {
             best = Some(suite);
         }
     }
     let mut suite = best.expect("at least one order");
     if variant.reduce {
-        reduce(&mut suite, &domains, t);
+        let sizes: Vec<usize> = domains.iter().map(|d| d.iter().max().map_or(1, |m| m + 1)).collect();
+        if let Some(tuples) = Tuples::new(&sizes, t, &extra, REDUCE_BUDGET) {
+            let protected = seeds.iter().filter(|s| solver.extensible(s)).count();
+            optimize::shrink(solver, &mut suite, &tuples, protected, optimize::EFFORT);
+        }
     }
     suite
 }
 
+/// The sub-models' combinations that t-wise coverage does not already imply (strength > t).
+fn extra_combos(submodels: &[SubModel], t: usize) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for m in submodels.iter().filter(|m| m.strength > t) {
+        let mut params = m.params.clone();
+        params.sort_unstable();
+        params.dedup();
+        out.extend(Combinations::new(params.len(), m.strength.min(params.len())).map(|c| c.iter().map(|&i| params[i]).collect()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// IPOG-C for one parameter order (1 ≤ t ≤ n): all valid combinations of the first t columns,
 /// then one column at a time; don't-cares left at the end are completed.
-fn build(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], order: &[usize], domains: &[Vec<usize>]) -> Vec<Vec<usize>> {
+fn build(solver: &mut Solver, t: usize, extra: &[Vec<usize>], seeds: &[Vec<Option<usize>>], order: &[usize], domains: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let n = order.len();
     let mut rows: Vec<Vec<Option<usize>>> = seeds.iter().filter(|s| solver.extensible(s)).cloned().collect();
     // The first t columns: every valid combination not already in a seed.
@@ -121,7 +144,14 @@ fn build(solver: &mut Solver, t: usize, seeds: &[Vec<Option<usize>>], order: &[u
         })
         .collect();
     for j in t..n {
-        extend(solver, &mut rows, &order[..j], order[j], domains, &pos, t);
+        let (earlier, k) = (&order[..j], order[j]);
+        // Sub-model combinations completed by column k: the rest of each is earlier.
+        let more: Vec<Vec<usize>> = extra
+            .iter()
+            .filter(|c| c.contains(&k) && c.iter().all(|p| *p == k || earlier.contains(p)))
+            .map(|c| c.iter().copied().filter(|&p| p != k).collect())
+            .collect();
+        extend(solver, &mut rows, earlier, k, &more, domains, &pos, t);
     }
     rows.iter().filter_map(|r| solver.complete(r)).collect()
 }
@@ -137,9 +167,10 @@ struct Coverage {
 }
 
 impl Coverage {
-    fn new(earlier: &[usize], domains: &[Vec<usize>], k: usize, t: usize) -> Coverage {
+    fn new(earlier: &[usize], more: &[Vec<usize>], domains: &[Vec<usize>], k: usize, t: usize) -> Coverage {
         let combos: Vec<Vec<usize>> = Combinations::new(earlier.len(), t - 1)
             .map(|c| c.iter().map(|&i| earlier[i]).collect())
+            .chain(more.iter().cloned())
             .collect();
         let dk = domains[k].len();
         let radix: Vec<Vec<usize>> = combos.iter().map(|c| c.iter().map(|&p| domains[p].len()).collect()).collect();
@@ -169,8 +200,9 @@ impl Coverage {
 
 /// Adds column `k` to every row (horizontal growth), then rows for tuples still uncovered
 /// (vertical growth).
-fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[usize], k: usize, domains: &[Vec<usize>], pos: &[Vec<usize>], t: usize) {
-    let mut cov = Coverage::new(earlier, domains, k, t);
+#[allow(clippy::too_many_arguments)]
+fn extend(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, earlier: &[usize], k: usize, more: &[Vec<usize>], domains: &[Vec<usize>], pos: &[Vec<usize>], t: usize) {
+    let mut cov = Coverage::new(earlier, more, domains, k, t);
     let dk = cov.dk;
     let mut counts = vec![0usize; dk];
     let mut weights = vec![0usize; dk];
@@ -285,85 +317,26 @@ fn place(solver: &mut Solver, rows: &mut Vec<Vec<Option<usize>>>, first_new: usi
 /// skipped rather than exhaust memory.
 const REDUCE_BUDGET: usize = 200_000_000;
 
-/// Calls `f` with the counter index of each t-tuple of `test` (combinations in lexicographic
-/// order, one block of counters per combination, mixed radix within it) until `f` returns false.
-/// Returns whether it ran to the end. Recursive rather than one allocation per combination:
-/// GCC at t=3 has 1.3 million of them.
-fn each_tuple(test: &[usize], sizes: &[usize], t: usize, f: &mut impl FnMut(usize) -> bool) -> bool {
-    /// `tuple`: (index within the block, block size) of the parameters chosen so far.
-    fn rec(test: &[usize], sizes: &[usize], start: usize, left: usize, tuple: (usize, usize), off: &mut usize, f: &mut impl FnMut(usize) -> bool) -> bool {
-        let (idx, block) = tuple;
-        if left == 0 {
-            let go = f(*off + idx);
-            *off += block;
-            return go;
-        }
-        (start..=test.len() - left).all(|p| rec(test, sizes, p + 1, left - 1, (idx * sizes[p] + test[p], block * sizes[p]), off, f))
-    }
-    rec(test, sizes, 0, t, (0, 1), &mut 0, f)
-}
-
-/// Removes tests whose every t-tuple also appears in another test (last tests first: they were
-/// added to cover leftovers).
-fn reduce(suite: &mut Vec<Vec<usize>>, domains: &[Vec<usize>], t: usize) {
-    let n = domains.len();
-    if suite.len() < 2 || t == 0 || t > n {
-        return;
-    }
-    let sizes: Vec<usize> = (0..n).map(|p| domains[p].iter().max().map_or(1, |m| m + 1)).collect();
-    let total: usize = Combinations::new(n, t).map(|c| c.iter().map(|&p| sizes[p]).product::<usize>()).sum();
-    if total > REDUCE_BUDGET {
-        return;
-    }
-    let mut count = vec![0u32; total];
-    for test in suite.iter() {
-        each_tuple(test, &sizes, t, &mut |i| {
-            count[i] += 1;
-            true
-        });
-    }
-    let mut keep = vec![true; suite.len()];
-    for i in (0..suite.len()).rev() {
-        if each_tuple(&suite[i], &sizes, t, &mut |j| count[j] >= 2) {
-            keep[i] = false;
-            each_tuple(&suite[i], &sizes, t, &mut |j| {
-                count[j] -= 1;
-                true
-            });
-        }
-    }
-    let mut it = keep.iter();
-    suite.retain(|_| *it.next().expect("same length"));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn each_tuple_indexes_every_combination_once() {
-        // 3 parameters of sizes 2, 3, 2 at t=2: blocks (0,1) 6, (0,2) 4, (1,2) 6.
-        let sizes = [2, 3, 2];
-        let mut seen = Vec::new();
-        each_tuple(&[1, 2, 0], &sizes, 2, &mut |i| {
-            seen.push(i);
-            true
-        });
-        assert_eq!(seen, vec![5, 6 + 2, 10 + 4]);
-        let mut n = 0;
-        assert!(!each_tuple(&[0, 0, 0], &sizes, 2, &mut |_| {
-            n += 1;
-            n < 2
-        }));
-        assert_eq!(n, 2, "stops when asked");
-    }
-
-    #[test]
-    fn reduce_drops_only_redundant_tests() {
-        let domains = vec![vec![0, 1]; 3];
-        // The last test's pairs all appear in the first two; the first two are needed.
-        let mut suite = vec![vec![0, 0, 0], vec![1, 1, 1], vec![0, 0, 1], vec![1, 1, 0], vec![0, 1, 0], vec![0, 0, 0]];
-        reduce(&mut suite, &domains, 2);
-        assert_eq!(suite, vec![vec![0, 0, 0], vec![1, 1, 1], vec![0, 0, 1], vec![1, 1, 0], vec![0, 1, 0]]);
+    fn sub_models_are_covered_at_their_own_strength() {
+        use crate::model::{Model, Param};
+        let m = Model {
+            name: "m".into(),
+            params: (0..7).map(|i| Param { name: format!("p{i}"), values: vec!["0".into(), "1".into()], invalid: vec![] }).collect(),
+            ..Model::default()
+        };
+        let subs = [SubModel { params: vec![5, 1, 3, 0], strength: 4 }];
+        for seed in [None, Some(3)] {
+            let mut solver = Solver::new(&m, vec![], vec![vec![0, 1]; 7]);
+            let suite = generate(&mut solver, 2, &subs, &[], Variant { seed, reduce: true });
+            let mut seen: Vec<[usize; 4]> = suite.iter().map(|r| [r[0], r[1], r[3], r[5]]).collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 16, "every combination of the 4-wise sub-model ({seed:?})");
+        }
     }
 }

@@ -9,6 +9,8 @@ pub use expr::{CmpOp, Expr, Operand, Truth};
 pub use model::{ErrorConstraint, Model, ModelError, Param, SubModel};
 pub mod check;
 pub mod combos;
+pub mod optimize;
+pub mod tuples;
 pub mod ipog;
 pub mod solver;
 pub mod suite;

@@ -47,7 +47,7 @@ pub fn generate(model: &Model, goal: Goal, variant: Variant) -> Result<Vec<Vec<u
             if !s.satisfiable() {
                 return Err(SuiteError::Unsatisfiable("exclusion"));
             }
-            Ok(ipog::generate(&mut s, t, &model.seeds, variant))
+            Ok(ipog::generate(&mut s, t, &model.submodels, &model.seeds, variant))
         }
         Goal::Valid(t) => {
             let all: Vec<Expr> = model.exclusions.iter().cloned().chain(model.errors.iter().map(|e| e.expr.clone())).collect();
@@ -55,7 +55,7 @@ pub fn generate(model: &Model, goal: Goal, variant: Variant) -> Result<Vec<Vec<u
             if !s.satisfiable() {
                 return Err(SuiteError::Unsatisfiable("exclusion and error"));
             }
-            Ok(ipog::generate(&mut s, t, &model.seeds, variant))
+            Ok(ipog::generate(&mut s, t, &model.submodels, &model.seeds, variant))
         }
         Goal::StrongInvalid(a) => Ok(strong_invalid(model, a, variant)),
         Goal::Robust { t, a } => {
@@ -114,7 +114,7 @@ fn strong_invalid(model: &Model, a: usize, variant: Variant) -> Vec<Vec<usize>> 
             }
             let mut s = Solver::new(model, constraints.clone(), domains);
             let v = Variant { seed: variant.seed.map(|x| x ^ (i as u64) << 32), ..variant };
-            suite.extend(ipog::generate(&mut s, a, &[], v));
+            suite.extend(ipog::generate(&mut s, a, &[], &[], v));
         }
     }
     suite
@@ -160,6 +160,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn sub_models_are_generated_and_checked() {
+        let mut m = model();
+        m.submodels.push(crate::model::SubModel { params: vec![1, 2, 3, 4], strength: 4 });
+        let suite = generate(&m, Goal::Relevant(2), Variant::default()).unwrap();
+        let r = check(&m, &suite, Criterion::Relevant(2));
+        assert!(r.ok(), "{:?}", r.missing);
+        // b, c, d, e have 3*2*4*2 = 48 combinations, all allowed by the exclusion on a and b.
+        assert!(r.required >= 48 && suite.len() >= 48, "{} required, {} tests", r.required, suite.len());
+        let mut fewer = suite.clone();
+        let last = fewer.pop().unwrap();
+        let r = check(&m, &fewer, Criterion::Relevant(2));
+        assert!(r.missing.iter().any(|miss| miss.tuple.len() == 4 && miss.tuple.iter().all(|&(p, v)| last[p] == v)), "{:?}", r.missing);
     }
 
     #[test]
