@@ -62,6 +62,13 @@ impl Counts<'_> {
         });
     }
 
+    /// Changes cell (`s`, `p`) to `v`, moving the counts of the tuples through it.
+    fn set(&mut self, s: usize, test: &mut [usize], p: usize, v: usize) {
+        self.add(s, test, Some(p), -1);
+        test[p] = v;
+        self.add(s, test, Some(p), 1);
+    }
+
     /// Whether test `s` may lose the tuples of its parameter `p` (or all its tuples).
     fn can_lose(&self, s: usize, p: Option<usize>) -> bool {
         match p {
@@ -159,10 +166,8 @@ fn recover(solver: &mut Solver, suite: &mut [Vec<usize>], alive: &[bool], c: &mu
                 ok = false;
                 break;
             }
-            c.add(s, &suite[s].clone(), Some(p), -1);
             changed.push((p, suite[s][p]));
-            suite[s][p] = v;
-            c.add(s, &suite[s].clone(), Some(p), 1);
+            c.set(s, &mut suite[s], p, v);
         }
         if ok {
             let row: Vec<Option<usize>> = suite[s].iter().map(|&v| Some(v)).collect();
@@ -171,9 +176,7 @@ fn recover(solver: &mut Solver, suite: &mut [Vec<usize>], alive: &[bool], c: &mu
             }
         }
         for &(p, old) in changed.iter().rev() {
-            c.add(s, &suite[s].clone(), Some(p), -1);
-            suite[s][p] = old;
-            c.add(s, &suite[s].clone(), Some(p), 1);
+            c.set(s, &mut suite[s], p, old);
         }
     }
     false

@@ -287,7 +287,7 @@ impl<R: BufRead> TraceReader<R> {
     pub fn next_trace(&mut self) -> Result<Option<&[SpanRecord]>, FormatError> {
         self.len = 0;
         if self.group.is_empty() {
-            self.group.push(empty_span());
+            self.group.push(SpanRecord::default());
         }
         match self.pending.take() {
             Some(p) => {
@@ -295,7 +295,7 @@ impl<R: BufRead> TraceReader<R> {
                 self.pending = Some(old);
             }
             None => {
-                let mut first = std::mem::replace(&mut self.group[0], empty_span());
+                let mut first = std::mem::replace(&mut self.group[0], SpanRecord::default());
                 let found = self.read_raw(&mut first);
                 self.group[0] = first;
                 if !found? {
@@ -305,7 +305,7 @@ impl<R: BufRead> TraceReader<R> {
         }
         self.len = 1;
         // Spare buffers for the look-ahead slot come from the last pending span.
-        let mut next = self.pending.take().unwrap_or_else(empty_span);
+        let mut next = self.pending.take().unwrap_or_default();
         loop {
             if !self.read_raw(&mut next)? {
                 break;
@@ -315,7 +315,7 @@ impl<R: BufRead> TraceReader<R> {
                 break;
             }
             if self.len == self.group.len() {
-                self.group.push(empty_span());
+                self.group.push(SpanRecord::default());
             }
             std::mem::swap(&mut self.group[self.len], &mut next);
             self.len += 1;
@@ -349,9 +349,6 @@ impl<R: BufRead> TraceReader<R> {
     }
 }
 
-fn empty_span() -> SpanRecord {
-    SpanRecord::default()
-}
 
 /// Owned spans of a [`TraceReader`]; stops after the first error.
 pub struct Spans<R: BufRead> {
@@ -371,7 +368,7 @@ impl<R: BufRead> Iterator for Spans<R> {
         if self.failed {
             return None;
         }
-        let mut span = empty_span();
+        let mut span = SpanRecord::default();
         match self.reader.next_span(&mut span) {
             Ok(true) => Some(Ok(span)),
             Ok(false) => None,
