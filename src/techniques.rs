@@ -15,6 +15,7 @@ pub fn registry() -> Registry {
         .with(MrExecute::new(Some(Arc::new(Shipped))))
         .with(CtSuite)
         .with(CtExecute::new(vec![("insurance", Arc::new(Insurance))]))
+        .with(rigor_rts::technique::RtsSelect)
 }
 
 /// The CRT case study's insurance-application service (rigor-ct-insurance) and its 13 faults.

@@ -36,6 +36,13 @@ its source is not shipped); the last line is `synthetic speedup vs 29 s: <x>`.")
 Every suite is verified by the independent coverage checker before its size is printed. Best-known sizes \
 of unconstrained arrays are Colbourn's tables (experiments/ct/tests/fixtures/casa/NOTE.md).")]
     Ct(CtBenchArgs),
+    /// Regression test selection (MRTS-BP): records/s per trace format, and JOA end to end
+    #[command(after_help = "Examples:\n  rigor bench rts\n  rigor bench rts --profile need --format-records 500000\n  rigor bench rts --records 5000000 --dir /scratch\n\n\
+Generates the profile's system (default JOA: 605 services, 13,356 tests), measures reading + mining of \
+--format-records log records in each trace format, then writes version 1's whole log (JOA: 50,000,000 CSV \
+records, about 6 GB) and times MRTS-BP end to end on it: reading, mining, propagation and selection for \
+version 2. The last line is `seconds: <end-to-end figure>` (the paper's TS for JOA reaches 137 s).")]
+    Rts(super::rts_bench::RtsBenchArgs),
 }
 
 #[derive(Args)]
@@ -141,7 +148,7 @@ fn write_study(dir: &Path, name: &str, jobs: u64) -> anyhow::Result<std::path::P
     Ok(path)
 }
 
-fn peak_rss_mib(pid: u32) -> f64 {
+pub(super) fn peak_rss_mib(pid: u32) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
@@ -154,6 +161,7 @@ pub async fn bench(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Analysis(a) => analysis(a),
         BenchCommand::Mr(a) => mr_bench(a),
         BenchCommand::Ct(a) => ct_bench(a),
+        BenchCommand::Rts(a) => tokio::task::spawn_blocking(move || super::rts_bench::rts_bench(a)).await?,
     }
 }
 

@@ -6,6 +6,8 @@ mod mr;
 mod progress;
 mod remote;
 mod report;
+mod rts;
+mod rts_bench;
 mod run;
 mod serve;
 mod submit;
@@ -95,6 +97,9 @@ and every series a curve. A study still running is reported as far as it is fini
     /// Metamorphic relations for query-based systems (MRG): generate, execute
     #[command(subcommand)]
     Mr(mr::MrCommand),
+    /// Regression test selection for microservices from traces (MRTS-BP): simulate, mine, impact, select, evaluate
+    #[command(subcommand)]
+    Rts(rts::RtsCommand),
     /// Measure rigor itself
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -186,6 +191,7 @@ pub async fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Stats(c) => stats::stats(c),
         Command::Mr(c) => mr::mr(c).await,
         Command::Ct(c) => tokio::task::spawn_blocking(move || ct::ct(c)).await?,
+        Command::Rts(c) => tokio::task::spawn_blocking(move || rts::rts(c)).await?,
         Command::Bench(b) => bench::bench(b).await,
         Command::Executor => unreachable!("handled before the runtime starts"),
     }

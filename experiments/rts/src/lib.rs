@@ -9,4 +9,6 @@ pub mod mine;
 pub mod propagate;
 pub mod select;
 pub mod metrics;
+pub mod evaluate;
 pub mod simulate;
+pub mod technique;

@@ -26,15 +26,28 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// Parses the CLI's names `existent`, `complete` and `k-existent` (which takes `k`).
+    /// Parses the CLI's names `existent`, `complete` and `k-existent` (which takes `k`), and
+    /// `2-existent`, `3-existent`, ... with k in the name (the study's bar-chart labels).
     pub fn parse(name: &str, k: usize) -> Result<Strategy, String> {
         match name {
             "existent" => Ok(Strategy::Existent),
             "complete" => Ok(Strategy::Complete),
             "k-existent" => Ok(Strategy::KExistent(k)),
-            _ => Err(format!(
-                "unknown strategy `{name}` (expected existent, complete or k-existent)"
-            )),
+            _ => match name.strip_suffix("-existent").map(str::parse::<usize>) {
+                Some(Ok(k)) if k >= 1 => Ok(Strategy::KExistent(k)),
+                _ => Err(format!(
+                    "unknown strategy `{name}` (expected existent, complete, k-existent or N-existent such as 2-existent)"
+                )),
+            },
+        }
+    }
+
+    /// The name [`Strategy::parse`] reads back (`k-existent` as `3-existent`).
+    pub fn name(self) -> String {
+        match self {
+            Strategy::Existent => "existent".into(),
+            Strategy::Complete => "complete".into(),
+            Strategy::KExistent(k) => format!("{k}-existent"),
         }
     }
 
@@ -116,32 +129,66 @@ impl StaticGraph {
         StaticGraph { callers }
     }
 
-    /// The changed services and every service that transitively depends on one (reaches one
-    /// through caller→callee edges).
-    pub fn affected<S: AsRef<str>>(&self, changed: &[S]) -> HashSet<String> {
+    /// The changed services and every service that depends on one within `depth` caller→callee
+    /// edges (`None`: transitively). Breadth-first, so each service gets its shortest distance.
+    pub fn affected<S: AsRef<str>>(&self, changed: &[S], depth: Option<usize>) -> HashSet<String> {
         let mut seen: HashSet<String> = changed.iter().map(|s| s.as_ref().to_string()).collect();
-        let mut stack: Vec<String> = seen.iter().cloned().collect();
-        while let Some(s) = stack.pop() {
-            for caller in self.callers.get(&s).into_iter().flatten() {
-                if seen.insert(caller.clone()) {
-                    stack.push(caller.clone());
+        let mut frontier: Vec<String> = seen.iter().cloned().collect();
+        let mut level = 0;
+        while !frontier.is_empty() && depth.is_none_or(|d| level < d) {
+            let mut next = Vec::new();
+            for s in &frontier {
+                for caller in self.callers.get(s).into_iter().flatten() {
+                    if seen.insert(caller.clone()) {
+                        next.push(caller.clone());
+                    }
                 }
             }
+            frontier = next;
+            level += 1;
         }
         seen
     }
 }
 
-/// The static baseline (RTS-CFG stand-in): tests whose path contains an affected service.
+/// The static baseline (RTS-CFG stand-in): tests whose path contains a changed service or a
+/// service depending on one within `depth` edges. In a system behind one gateway the transitive
+/// closure (`None`) reaches the gateway and selects every test, so the studies use depth 1
+/// (direct callers: the code that calls the changed interfaces).
 pub fn select_static<S: AsRef<str>>(
     tests: &[TestCase],
     graph: &StaticGraph,
     changed: &[S],
+    depth: Option<usize>,
 ) -> Vec<usize> {
-    let affected = graph.affected(changed);
+    let affected = graph.affected(changed, depth);
     (0..tests.len())
         .filter(|&i| tests[i].path.iter().any(|s| affected.contains(s)))
         .collect()
+}
+
+/// Which changed services start the propagation with impact 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Seeds {
+    /// Every changed service, frequent or not: a test through a changed service is always
+    /// selected by existent satisfaction, whatever `c` (safe; rigor's default).
+    #[default]
+    All,
+    /// Only changed services that are frequent items (`supp(i) >= c`): the frequent-pattern
+    /// reading of the paper, where infrequent services drop out of the mined model, so recall
+    /// falls as `c` rises (its experiment 1).
+    Frequent,
+}
+
+impl std::str::FromStr for Seeds {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Seeds::All),
+            "frequent" => Ok(Seeds::Frequent),
+            _ => Err(format!("unknown seeds `{s}` (expected all or frequent)")),
+        }
+    }
 }
 
 /// The choices of an MRTS-BP run.
@@ -153,6 +200,7 @@ pub struct Options {
     /// Impact threshold; `None` = the smallest non-zero impact.
     pub p: Option<f64>,
     pub direction: Direction,
+    pub seeds: Seeds,
 }
 
 /// What an MRTS-BP run decided.
@@ -178,6 +226,19 @@ impl Selection {
     }
 }
 
+/// Steps 2–3 on already mined supports: the change impact table at `options` (threshold, seeds,
+/// direction), and the number of SDM entries it propagated over.
+pub fn impact_of<S: AsRef<str>>(supports: &Supports, changed: &[S], options: &Options) -> (ChangeImpact, usize) {
+    let sdm = supports.sdm(options.threshold);
+    let c = supports.absolute(options.threshold);
+    let seeds: Vec<&str> = changed
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|s| options.seeds == Seeds::All || supports.support(s) as f64 >= c)
+        .collect();
+    (change_impact(&sdm, &seeds, options.direction), sdm.len())
+}
+
 /// Steps 2–4 on already mined supports.
 pub fn select_from_supports<S: AsRef<str>>(
     supports: &Supports,
@@ -185,15 +246,14 @@ pub fn select_from_supports<S: AsRef<str>>(
     tests: &[TestCase],
     options: &Options,
 ) -> Selection {
-    let sdm = supports.sdm(options.threshold);
-    let impact = change_impact(&sdm, changed, options.direction);
+    let (impact, sdm_entries) = impact_of(supports, changed, options);
     let p = options.p.or_else(|| impact.min_nonzero());
     let selected = select_impacted(tests, &impact, p, options.strategy);
     Selection {
         selected,
         p,
         impact,
-        sdm_entries: sdm.len(),
+        sdm_entries,
     }
 }
 
@@ -310,12 +370,21 @@ mod tests {
         let supports = crate::mine::mine(four_service_traces());
         let graph = StaticGraph::from_supports(&supports);
         // b is called by a, a by g: all three are affected; c is not.
-        let affected = graph.affected(&["b"]);
+        let affected = graph.affected(&["b"], None);
         assert_eq!(
             affected,
             ["a", "b", "g"].iter().map(|s| s.to_string()).collect()
         );
-        let ids: Vec<_> = select_static(&tests, &graph, &["b"])
+        // Within one edge only a, b's direct caller.
+        let direct = graph.affected(&["b"], Some(1));
+        assert_eq!(direct, ["a", "b"].iter().map(|s| s.to_string()).collect());
+        assert_eq!(graph.affected(&["b"], Some(0)), ["b".to_string()].into());
+        let ids: Vec<_> = select_static(&tests, &graph, &["b"], Some(1))
+            .into_iter()
+            .map(|i| tests[i].id.as_str())
+            .collect();
+        assert_eq!(ids, ["t-gab", "t-ab"]);
+        let ids: Vec<_> = select_static(&tests, &graph, &["b"], None)
             .into_iter()
             .map(|i| tests[i].id.as_str())
             .collect();
@@ -324,8 +393,33 @@ mod tests {
     }
 
     #[test]
+    fn frequent_seeds_drop_changed_services_below_c() {
+        let tests = suite();
+        let supports = crate::mine::mine(four_service_traces());
+        let supp_a = supports.support("a") as f64;
+        let at = |c: f64, seeds: Seeds| {
+            let opts = Options { threshold: Threshold::Absolute(c), seeds, ..Options::default() };
+            select_from_supports(&supports, &["a"], &tests, &opts).ids(&tests).len()
+        };
+        // At c = supp(a), a is still a frequent item: both readings agree.
+        assert_eq!(at(supp_a, Seeds::Frequent), at(supp_a, Seeds::All));
+        assert!(at(supp_a, Seeds::All) > 0);
+        // Just above it, a drops out of the mined model and nothing is impacted...
+        assert_eq!(at(supp_a + 0.5, Seeds::Frequent), 0);
+        // ...while seeding every changed service still selects the tests through a.
+        assert_eq!(at(supp_a + 0.5, Seeds::All), 2);
+        assert_eq!("frequent".parse::<Seeds>(), Ok(Seeds::Frequent));
+        assert!("some".parse::<Seeds>().is_err());
+    }
+
+    #[test]
     fn strategy_names_parse() {
         assert_eq!(Strategy::parse("k-existent", 3), Ok(Strategy::KExistent(3)));
+        assert_eq!(Strategy::parse("4-existent", 0), Ok(Strategy::KExistent(4)));
+        assert!(Strategy::parse("0-existent", 0).is_err());
+        for s in [Strategy::Existent, Strategy::Complete, Strategy::KExistent(2)] {
+            assert_eq!(Strategy::parse(&s.name(), 0), Ok(s));
+        }
         assert!(Strategy::parse("some", 1).is_err());
     }
 
