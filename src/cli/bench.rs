@@ -34,7 +34,8 @@ its source is not shipped); the last line is `synthetic speedup vs 29 s: <x>`.")
     /// Covering arrays: suite sizes and times on unconstrained arrays and the CASA benchmarks
     #[command(after_help = "Examples:\n  rigor bench ct\n  rigor bench ct --only unconstrained\n\n\
 Every suite is verified by the independent coverage checker before its size is printed. Best-known sizes \
-of unconstrained arrays are Colbourn's tables (experiments/ct/tests/fixtures/casa/NOTE.md).")]
+of unconstrained arrays are Colbourn's tables (experiments/ct/tests/fixtures/casa/NOTE.md). `insurance` runs \
+t=4 and t=5 relevant coverage on the CRT case study's 32-parameter profile.")]
     Ct(CtBenchArgs),
     /// Regression test selection (MRTS-BP): records/s per trace format, and JOA end to end
     #[command(after_help = "Examples:\n  rigor bench rts\n  rigor bench rts --profile need --format-records 500000\n  rigor bench rts --records 5000000 --dir /scratch\n\n\
@@ -47,7 +48,7 @@ version 2. The last line is `seconds: <end-to-end figure>` (the paper's TS for J
 
 #[derive(Args)]
 pub struct CtBenchArgs {
-    /// unconstrained | casa | all
+    /// unconstrained | casa | insurance | all
     #[arg(long, default_value = "all")]
     pub only: String,
     /// Folder with the CASA models
@@ -198,7 +199,10 @@ fn ct_bench(a: CtBenchArgs) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     println!("{:<22} {:>2} {:>8} {:>9} {:>24}", "model", "t", "tests", "seconds", "reference");
-    if a.only != "casa" {
+    if !["all", "unconstrained", "casa", "insurance"].contains(&a.only.as_str()) {
+        return Err(super::UsageError(format!("--only {}: one of unconstrained, casa, insurance, all", a.only)).into());
+    }
+    if a.only == "all" || a.only == "unconstrained" {
         let cases: [(&str, &[(usize, usize)], usize, &str); 13] = [
             ("3^4", &[(3, 4)], 2, "best 9"),
             ("3^13", &[(3, 13)], 2, "best 15, PICT 18"),
@@ -218,7 +222,7 @@ fn ct_bench(a: CtBenchArgs) -> anyhow::Result<ExitCode> {
             run(label, &uniform_model(counts), t, reference)?;
         }
     }
-    if a.only != "unconstrained" {
+    if a.only == "all" || a.only == "casa" {
         // (file stem, label, ACTS 2.92 at t=2 and t=3, PICT at t=2 and t=3)
         let casa = [
             ("spins", "SPIN-S", [26, 98], [29, 130]),
@@ -234,6 +238,14 @@ fn ct_bench(a: CtBenchArgs) -> anyhow::Result<ExitCode> {
             for (i, t) in [2usize, 3].into_iter().enumerate() {
                 run(label, &model, t, &format!("ACTS {}, PICT {}", acts[i], pict[i]))?;
             }
+        }
+    }
+    if a.only == "all" || a.only == "insurance" {
+        // The CRT case study's profile: 32 parameters, 3 exclusions (error constraints do not
+        // restrict relevant coverage). Its published suites: t=4 2,813 tests, t=5 15,024.
+        let model = rigor_ct_insurance::model();
+        for (t, reference) in [(4, "case study 2,813"), (5, "case study 15,024")] {
+            run("insurance (relevant)", &model, t, reference)?;
         }
     }
     Ok(ExitCode::SUCCESS)

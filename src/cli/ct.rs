@@ -96,7 +96,7 @@ pub struct Target {
 pub struct GenerateArgs {
     #[command(flatten)]
     pub target: Target,
-    /// Permute parameter and value order from this seed (default: largest domains first)
+    /// Break ties between equal-sized parameters and permute values from this seed (default: two fixed orders)
     #[arg(long)]
     pub seed: Option<u64>,
     /// Write the suite here instead of stdout

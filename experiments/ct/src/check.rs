@@ -137,50 +137,105 @@ fn t_wise(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Extends
     let n = model.params.len();
     let free: Vec<usize> = (0..n).filter(|p| !fixed.iter().any(|(q, _)| q == p)).collect();
     let conforming: Vec<&Vec<usize>> = conforming.iter().copied().filter(|s| fixed.iter().all(|&(p, v)| s[p] == v)).collect();
+    let columns = Columns::of(&conforming, n);
     for combo in Combinations::new(free.len(), t.min(free.len())) {
         let params: Vec<usize> = combo.iter().map(|&i| free[i]).collect();
-        combination(model, &conforming, &params, ext, fixed, error, report);
+        combination(model, &columns, &params, ext, fixed, error, report);
     }
 }
 
 /// The tuples of one combination of parameters (see [`t_wise`]).
-fn combination(model: &Model, conforming: &[&Vec<usize>], params: &[usize], ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
+fn combination(model: &Model, columns: &Columns, params: &[usize], ext: &mut Extends, fixed: &[(usize, usize)], error: Option<&str>, report: &mut Report) {
     let n = model.params.len();
-    {
-        let present: HashSet<Vec<usize>> = conforming.iter().map(|s| params.iter().map(|&p| s[p]).collect()).collect();
-        let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
-        let mut vals = vec![0usize; params.len()];
-        loop {
-            let mut partial = vec![None; n];
-            for &(p, v) in fixed {
-                partial[p] = Some(v);
-            }
+    let sizes: Vec<usize> = params.iter().map(|&p| model.params[p].values.len()).collect();
+    let present = Present::new(columns, params, &sizes);
+    let mut vals = vec![0usize; params.len()];
+    let mut partial = vec![None; n];
+    for &(p, v) in fixed {
+        partial[p] = Some(v);
+    }
+    loop {
+        // A tuple some conforming test carries extends (to that test): no search needed.
+        let covered = present.contains(&vals);
+        let allowed = covered || {
             for (&p, &v) in params.iter().zip(&vals) {
                 partial[p] = Some(v);
             }
-            if ext.test(&partial) {
-                report.required += 1;
-                if !present.contains(&vals) {
-                    let mut tuple: Vec<(usize, usize)> = fixed.to_vec();
-                    tuple.extend(params.iter().copied().zip(vals.iter().copied()));
-                    report.missing.push(Missing { error: error.map(String::from), tuple });
+            ext.test(&partial)
+        };
+        if allowed {
+            report.required += 1;
+            if !covered {
+                let mut tuple: Vec<(usize, usize)> = fixed.to_vec();
+                tuple.extend(params.iter().copied().zip(vals.iter().copied()));
+                report.missing.push(Missing { error: error.map(String::from), tuple });
+            }
+        }
+        // Next value combination.
+        let mut i = vals.len();
+        let mut carry = true;
+        while carry && i > 0 {
+            i -= 1;
+            vals[i] += 1;
+            if vals[i] < sizes[i] {
+                carry = false;
+            } else {
+                vals[i] = 0;
+            }
+        }
+        if carry {
+            break;
+        }
+    }
+}
+
+/// The tests column by column: a combination's projection then reads a few contiguous arrays
+/// instead of one scattered row per test (t=5 on 23,000 tests: minutes to seconds).
+struct Columns {
+    cols: Vec<Vec<u32>>,
+    rows: usize,
+}
+
+impl Columns {
+    fn of(tests: &[&Vec<usize>], n: usize) -> Columns {
+        Columns { cols: (0..n).map(|p| tests.iter().map(|s| s[p] as u32).collect()).collect(), rows: tests.len() }
+    }
+}
+
+/// The value combinations of `params` that the tests carry: a dense bit per combination (mixed
+/// radix) where that fits, else a hash set.
+enum Present {
+    Dense { bits: Vec<bool>, sizes: Vec<usize> },
+    Sparse(HashSet<Vec<usize>>),
+}
+
+impl Present {
+    const DENSE_MAX: usize = 1 << 24;
+
+    fn new(columns: &Columns, params: &[usize], sizes: &[usize]) -> Present {
+        let total = sizes.iter().try_fold(1usize, |a, &s| a.checked_mul(s));
+        match total {
+            Some(total) if total <= Self::DENSE_MAX => {
+                let mut index = vec![0usize; columns.rows];
+                for (&p, &r) in params.iter().zip(sizes) {
+                    for (i, &v) in index.iter_mut().zip(&columns.cols[p]) {
+                        *i = *i * r + v as usize;
+                    }
                 }
-            }
-            // Next value combination.
-            let mut i = vals.len();
-            let mut carry = true;
-            while carry && i > 0 {
-                i -= 1;
-                vals[i] += 1;
-                if vals[i] < sizes[i] {
-                    carry = false;
-                } else {
-                    vals[i] = 0;
+                let mut bits = vec![false; total];
+                for i in index {
+                    bits[i] = true;
                 }
+                Present::Dense { bits, sizes: sizes.to_vec() }
             }
-            if carry {
-                break;
-            }
+            _ => Present::Sparse((0..columns.rows).map(|i| params.iter().map(|&p| columns.cols[p][i] as usize).collect()).collect()),
+        }
+    }
+
+    fn contains(&self, vals: &[usize]) -> bool {
+        match self {
+            Present::Dense { bits, sizes } => bits[vals.iter().zip(sizes).fold(0, |i, (&v, &r)| i * r + v)],
+            Present::Sparse(set) => set.contains(vals),
         }
     }
 }
@@ -199,8 +254,9 @@ fn sub_models(model: &Model, conforming: &[&Vec<usize>], t: usize, ext: &mut Ext
             }
         }
     }
+    let columns = Columns::of(conforming, model.params.len());
     for params in combos {
-        combination(model, conforming, &params, ext, &[], None, report);
+        combination(model, &columns, &params, ext, &[], None, report);
     }
 }
 

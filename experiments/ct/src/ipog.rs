@@ -17,8 +17,8 @@ use crate::optimize;
 use crate::solver::Solver;
 use crate::tuples::Tuples;
 
-/// How a generation run varies: a seed permutes parameter and value order (`None`: the fixed
-/// orders described at [`generate`]).
+/// How a generation run varies: a seed breaks ties between equal-sized parameters and permutes
+/// value order (`None`: the fixed orders described at [`generate`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     pub seed: Option<u64>,
@@ -52,9 +52,13 @@ pub fn generate(solver: &mut Solver, t: usize, submodels: &[SubModel], seeds: &[
     let mut orders = Vec::new();
     match variant.seed {
         Some(s) => {
+            // Largest domains still come first (IPOG's order; a fully random order makes t=5
+            // suites of the insurance profile 40,226 tests instead of 23,336): the seed breaks
+            // ties between equal domain sizes and permutes every domain's values.
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(s);
             let mut order = natural;
             order.shuffle(&mut rng);
+            order.sort_by_key(|&p| std::cmp::Reverse(domains[p].len()));
             for d in &mut domains {
                 d.shuffle(&mut rng);
             }

@@ -76,17 +76,18 @@ impl Model {
         if self.params.is_empty() {
             return Err(ModelError::NoParameters);
         }
-        for (i, p) in self.params.iter().enumerate() {
+        // Sets, not pairwise scans: a model file may list a million values (found by fuzzing).
+        let mut names = std::collections::HashSet::new();
+        for p in &self.params {
             if p.values.is_empty() {
                 return Err(ModelError::NoValues(p.name.clone()));
             }
-            if self.params[..i].iter().any(|q| q.name == p.name) {
+            if !names.insert(p.name.as_str()) {
                 return Err(ModelError::DuplicateParameter(p.name.clone()));
             }
-            for (j, v) in p.values.iter().enumerate() {
-                if p.values[..j].contains(v) {
-                    return Err(ModelError::DuplicateValue { param: p.name.clone(), value: v.clone() });
-                }
+            let mut values = std::collections::HashSet::new();
+            if let Some(v) = p.values.iter().find(|v| !values.insert(v.as_str())) {
+                return Err(ModelError::DuplicateValue { param: p.name.clone(), value: v.clone() });
             }
         }
         for (index, s) in self.seeds.iter().enumerate() {
@@ -109,10 +110,9 @@ impl Model {
                 return Err(ModelError::BadSubModel { index, message: "unknown parameter".into() });
             }
         }
-        for (i, e) in self.errors.iter().enumerate() {
-            if self.errors[..i].iter().any(|f| f.name == e.name) {
-                return Err(ModelError::DuplicateError(e.name.clone()));
-            }
+        let mut errors = std::collections::HashSet::new();
+        if let Some(e) = self.errors.iter().find(|e| !errors.insert(e.name.as_str())) {
+            return Err(ModelError::DuplicateError(e.name.clone()));
         }
         Ok(())
     }

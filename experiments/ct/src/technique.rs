@@ -37,7 +37,7 @@ fn params() -> Vec<ParamSpec> {
         ParamSpec::new(
             "order",
             ParamType::Str { choices: vec!["natural", "random"] },
-            "natural: largest domains first (deterministic); random: parameter and value order from the job's seed (default)",
+            "natural: largest domains first (deterministic); random: ties between equal domain sizes and every domain's value order from the job's seed (default)",
         ),
         ParamSpec::new("verify", ParamType::Bool, "check the suite with the independent checker (default true)"),
         ParamSpec::new(
@@ -115,7 +115,9 @@ impl Technique for CtSuite {
         "ct.suite"
     }
     fn version(&self) -> &'static str {
-        "1"
+        // 3: random variants keep largest-domains-first (ties and values shuffled); 2: the
+        // post-optimisation bounded at 4e8 tuple visits.
+        "3"
     }
     fn summary(&self) -> &'static str {
         "generate a combinatorial suite (IPOG-C t-wise relevant/valid, a-wise strong invalid, robust)"
@@ -165,7 +167,9 @@ impl Technique for CtExecute {
         "ct.execute"
     }
     fn version(&self) -> &'static str {
-        "1"
+        // 3: random variants keep largest-domains-first (ties and values shuffled); 2: the
+        // post-optimisation bounded at 4e8 tuple visits.
+        "3"
     }
     fn summary(&self) -> &'static str {
         "generate a combinatorial suite and measure which seeded faults of a system it detects"

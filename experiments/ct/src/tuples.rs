@@ -79,6 +79,11 @@ impl Tuples {
         self.total == 0
     }
 
+    /// Tuples in one whole test: what a pass over a test costs.
+    pub fn per_test(&self) -> usize {
+        self.binom[self.sizes.len()][self.t] + self.extra.len()
+    }
+
     /// Calls `f(rank, block size)` for every t-combination.
     fn each_combo(&self, f: &mut impl FnMut(usize, usize)) {
         fn rec(me: &Tuples, start: usize, i: usize, rank: usize, block: usize, f: &mut impl FnMut(usize, usize)) {
