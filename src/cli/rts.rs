@@ -55,6 +55,7 @@ pub struct SimulateArgs {
     /// m-ticket, z-shop, need or joa
     #[arg(long)]
     pub profile: String,
+    /// Seed of the system, its traffic, tests and faults
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Trace format: csv, jaeger, zipkin or otlp
@@ -63,6 +64,7 @@ pub struct SimulateArgs {
     /// Log records per version (default: the profile's)
     #[arg(long)]
     pub records: Option<u64>,
+    /// Output directory (created; existing files are overwritten)
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -87,6 +89,7 @@ pub struct Choices {
     /// existent, complete, k-existent (with --k) or N-existent
     #[arg(long, default_value = "existent")]
     pub strategy: String,
+    /// k of k-existent satisfaction: at least k services of the test's path impacted
     #[arg(long, default_value_t = 2)]
     pub k: usize,
     /// Impact threshold p (default: the smallest non-zero impact)

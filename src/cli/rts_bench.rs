@@ -24,6 +24,7 @@ pub struct RtsBenchArgs {
     /// Records per format for the records/s figures (0 skips them)
     #[arg(long, default_value_t = 2_000_000)]
     pub format_records: u64,
+    /// Seed of the simulated system
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where the log files are written (and removed afterwards); JOA's CSV log is about 6 GB
