@@ -323,3 +323,25 @@ pub fn check(model: &Model, suite: &[Vec<usize>], criterion: Criterion) -> Repor
     }
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_and_sparse_presence_agree() {
+        let tests: Vec<Vec<usize>> = vec![vec![0, 4_999, 3], vec![4_998, 0, 1], vec![7, 7, 2]];
+        let refs: Vec<&Vec<usize>> = tests.iter().collect();
+        let columns = Columns::of(&refs, 3);
+        // 5,000 × 5,000 combinations exceed the dense limit; 5,000 × 4 do not.
+        let sparse = Present::new(&columns, &[0, 1], &[5_000, 5_000]);
+        let dense = Present::new(&columns, &[0, 2], &[5_000, 4]);
+        assert!(matches!(sparse, Present::Sparse(_)) && matches!(dense, Present::Dense { .. }));
+        for t in &tests {
+            assert!(sparse.contains(&[t[0], t[1]]));
+            assert!(dense.contains(&[t[0], t[2]]));
+        }
+        assert!(!sparse.contains(&[0, 0]) && !sparse.contains(&[4_999, 0]));
+        assert!(!dense.contains(&[0, 1]) && !dense.contains(&[7, 3]));
+    }
+}

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::formats::{Format, FormatError, ReadReport, TraceReader, TraceWriter};
 use crate::metrics::{evaluate, Metrics};
-use crate::mine::{Miner, Supports, Threshold};
+use crate::mine::{Miner, Supports};
 use crate::record::{read_tests, SpanRecord, TestCase, TestsError};
 use crate::select::{retest_all, select_from_supports, select_static, Options, StaticGraph};
 use crate::simulate::{self, read_changed, read_dependencies, read_faults, trace_file_name, SimError, SimFileError, System};
@@ -313,12 +313,6 @@ impl Case {
 /// counts as safe everywhere), or `None` when no step is safe.
 pub fn largest_safe(sweep: &[Outcome]) -> Option<usize> {
     sweep.iter().rposition(|o| o.metrics.recall.is_none_or(|r| r >= 1.0))
-}
-
-/// The `c` of step `index` of a sweep over `steps` (clamped to the last step).
-pub fn sweep_threshold(supports: &Supports, steps: usize, index: usize) -> Option<Threshold> {
-    let sweep = supports.c_sweep(steps);
-    sweep.get(index.min(sweep.len().saturating_sub(1))).copied()
 }
 
 /// Writes `records` log records of version `v` in `format` to `path`.

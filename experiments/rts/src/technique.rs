@@ -48,27 +48,22 @@ fn params() -> Vec<ParamSpec> {
     ]
 }
 
-fn options(job: &Job) -> Result<Options, String> {
-    Ok(Options {
-        threshold: Threshold::Absolute(job.float("c", 0.0)),
-        strategy: Strategy::parse(job.str("strategy").unwrap_or("existent"), job.int("k", 2) as usize)?,
-        p: job.params.get("p").and_then(|v| v.as_f64()),
-        direction: job.str("direction").unwrap_or("forward").parse()?,
-        seeds: job.str("seeds").unwrap_or("all").parse()?,
-    })
-}
-
-fn method(job: &Job, options: Options) -> Method {
-    match job.str("method").unwrap_or("mrts-bp") {
-        "static" => Method::Static {
-            depth: match job.int("static_depth", 1) {
-                0 => None,
-                d => Some(d as usize),
-            },
-        },
+/// The method a cell asks for; read from the parameters alone so that validation and the run
+/// read them the same way.
+fn method(p: &Params) -> Result<Method, String> {
+    let text = |name: &str, default: &'static str| p.get(name).and_then(|v| v.as_str()).unwrap_or(default).to_string();
+    let int = |name: &str, default: i64| p.get(name).and_then(|v| v.as_i64()).unwrap_or(default);
+    Ok(match text("method", "mrts-bp").as_str() {
+        "static" => Method::Static { depth: usize::try_from(int("static_depth", 1)).ok().filter(|&d| d > 0) },
         "retest-all" => Method::RetestAll,
-        _ => Method::MrtsBp(options),
-    }
+        _ => Method::MrtsBp(Options {
+            threshold: Threshold::Absolute(p.get("c").and_then(|v| v.as_f64()).unwrap_or(0.0)),
+            strategy: Strategy::parse(&text("strategy", "existent"), int("k", 2) as usize)?,
+            p: p.get("p").and_then(|v| v.as_f64()),
+            direction: text("direction", "forward").parse()?,
+            seeds: text("seeds", "all").parse()?,
+        }),
+    })
 }
 
 const FILE_ROLES: [&str; 5] = ["traces", "changed", "tests", "faults", "dependencies"];
@@ -110,26 +105,16 @@ impl Technique for RtsSelect {
                 return Err(ValidationError::new("subjects", format!("subject `{}`: unknown file role `{role}` (known: {})", subject.name, FILE_ROLES.join(", "))));
             }
         }
-        let job_like = Job {
-            id: String::new(),
-            study: String::new(),
-            experiment: String::new(),
-            kind: String::new(),
-            subject: subject.name.clone(),
-            params: p.clone(),
-            repetition: 0,
-            seed: 0,
-        };
-        options(&job_like).map(drop).map_err(|m| ValidationError::new("params", m))
+        method(p).map(drop).map_err(|m| ValidationError::new("params", m))
     }
 
     fn run(&self, job: &Job, ctx: &mut Context<'_>) -> Result<Output, TechniqueError> {
-        let options = options(job).map_err(E::failed)?;
+        let method = method(&job.params).map_err(E::failed)?;
         let steps = job.int("c_steps", 10) as usize;
         let mut per_version: Vec<(u32, Evaluated)> = Vec::new();
         if ctx.inputs.contains_key("traces") {
             let case = case_from_inputs(ctx)?;
-            per_version.push((1, evaluate_case(job, &case, options, steps)?));
+            per_version.push((1, evaluate_case(job, &case, method, steps)?));
         } else {
             let profile = Profile::by_name(&job.subject).ok_or_else(|| E::failed(format!("unknown profile `{}`", job.subject)))?;
             let seed = job.params.get("system_seed").and_then(|v| v.as_i64()).map_or(u64::from(job.repetition), |s| s as u64);
@@ -147,7 +132,7 @@ impl Technique for RtsSelect {
             }
             .min(job.int("max_records", i64::MAX) as u64);
             // Only MRTS-BP reads logs: the baselines need none mined.
-            let records = if matches!(method(job, options), Method::MrtsBp(_)) { records } else { 0 };
+            let records = if matches!(method, Method::MrtsBp(_)) { records } else { 0 };
             let logs = match job.str("format").unwrap_or("memory") {
                 "memory" => LogSource::Memory,
                 f => LogSource::File(f.parse::<Format>().map_err(E::failed)?, ctx.scratch()?.to_path_buf()),
@@ -157,7 +142,7 @@ impl Technique for RtsSelect {
                     return Err(E::Cancelled);
                 }
                 let case = Case::simulated(&system, v, records, &logs).map_err(E::failed)?;
-                per_version.push((v, evaluate_case(job, &case, options, steps)?));
+                per_version.push((v, evaluate_case(job, &case, method, steps)?));
                 ctx.progress((i + 1) as f64 / versions.len() as f64);
             }
         }
@@ -174,8 +159,7 @@ struct Evaluated {
     faults: usize,
 }
 
-fn evaluate_case(job: &Job, case: &Case, options: Options, steps: usize) -> Result<Evaluated, TechniqueError> {
-    let method = method(job, options);
+fn evaluate_case(job: &Job, case: &Case, method: Method, steps: usize) -> Result<Evaluated, TechniqueError> {
     let (outcome, step, sweep) = match method {
         Method::MrtsBp(options) => {
             let sweep = case.sweep(steps, &options);

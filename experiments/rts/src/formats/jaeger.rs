@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::json_scan::{line_of, settle, JsonScanner, ScanError, ScanOutcome};
-use super::{push_json_str, set_opt, set_str, FormatError, ReadReport, ReadSpans, Text};
+use super::{pop_queued, push_json_str, set_opt, set_str, FormatError, ReadReport, ReadSpans, Text};
 use crate::record::SpanRecord;
 
 /// A trace with its spans parsed as `S`: [`Span`] on the fast path, or raw text when a trace
@@ -165,13 +165,7 @@ impl<R: BufRead> ReadSpans for JaegerReader<R> {
             self.state = State::Done;
             settle(outcome, &self.file, self.scan.line(), report)?;
         }
-        match self.queue.pop_front() {
-            Some(s) => {
-                *span = s;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        Ok(pop_queued(&mut self.queue, span))
     }
 }
 

@@ -295,7 +295,7 @@ impl<R: BufRead> TraceReader<R> {
                 self.pending = Some(old);
             }
             None => {
-                let mut first = std::mem::replace(&mut self.group[0], SpanRecord::default());
+                let mut first = std::mem::take(&mut self.group[0]);
                 let found = self.read_raw(&mut first);
                 self.group[0] = first;
                 if !found? {
@@ -476,6 +476,18 @@ pub fn write_all(format: Format, spans: &[SpanRecord]) -> io::Result<Vec<u8>> {
 }
 
 /// Replaces `dst`'s text, reusing its buffer.
+/// Moves the next queued span into `span` (the JSON readers parse a whole trace or document at
+/// a time and hand its spans out one by one); `false` when the queue is empty.
+fn pop_queued(queue: &mut std::collections::VecDeque<SpanRecord>, span: &mut SpanRecord) -> bool {
+    match queue.pop_front() {
+        Some(s) => {
+            *span = s;
+            true
+        }
+        None => false,
+    }
+}
+
 fn set_str(dst: &mut String, src: &str) {
     dst.clear();
     dst.push_str(src);

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::json_scan::{line_of, settle, JsonScanner, ScanError, ScanOutcome};
-use super::{push_json_str, FormatError, ReadReport, ReadSpans, Text};
+use super::{pop_queued, push_json_str, FormatError, ReadReport, ReadSpans, Text};
 use crate::record::SpanRecord;
 
 const TRACE_ID_HEX: usize = 32;
@@ -529,13 +529,7 @@ impl<R: BufRead> ReadSpans for OtlpReader<R> {
         report: &mut ReadReport,
     ) -> Result<bool, FormatError> {
         self.fill_queue(report)?;
-        match self.queue.pop_front() {
-            Some(s) => {
-                *span = s;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        Ok(pop_queued(&mut self.queue, span))
     }
 }
 

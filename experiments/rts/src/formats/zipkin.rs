@@ -12,7 +12,7 @@ use std::io::{self, BufRead, Write};
 use serde::Deserialize;
 
 use super::json_scan::{settle, JsonScanner, ScanError, ScanOutcome};
-use super::{push_json_str, set_opt, FormatError, ReadReport, ReadSpans, Text};
+use super::{pop_queued, push_json_str, set_opt, FormatError, ReadReport, ReadSpans, Text};
 use crate::record::SpanRecord;
 
 #[derive(Deserialize)]
@@ -180,13 +180,7 @@ impl<R: BufRead> ReadSpans for ZipkinReader<R> {
             self.flush_run();
             settle(outcome, &self.file, self.scan.line(), report)?;
         }
-        match self.queue.pop_front() {
-            Some(s) => {
-                *span = s;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        Ok(pop_queued(&mut self.queue, span))
     }
 }
 
